@@ -1,0 +1,205 @@
+// LlamaDesk inference engine: the library's whole public surface.
+//
+// Qt-free. No function here throws: failures come back as a Status whose message a user can act
+// on. An Engine is used from one thread at a time (the app's worker thread); only the cancel flag
+// passed to generate() may be touched from another thread.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llamadesk {
+
+enum class ErrorCode {
+    Ok = 0,
+    InvalidArgument,
+    FileNotFound,
+    BadFormat,             // the file is not what it claims, or is corrupt / hostile
+    Unsupported,           // a valid file using something we do not support (yet)
+    TokenizerMismatch,     // tokenizer missing, or its vocabulary does not fit the model
+    OutOfMemory,
+    NoModel,
+    UnknownConversation,
+    ContextFull,           // the conversation would exceed the model's context length
+    BackendUnavailable,
+    Internal,
+};
+
+struct Status {
+    ErrorCode code = ErrorCode::Ok;
+    std::string message;
+
+    bool ok() const { return code == ErrorCode::Ok; }
+    static Status success() { return {}; }
+    static Status error(ErrorCode code, std::string message) { return {code, std::move(message)}; }
+};
+
+enum class BackendKind { Auto, Cpu, Cuda };
+
+struct LoadParams {
+    std::string model_path;      // a checkpoint file, or a folder holding one
+    std::string tokenizer_path;  // empty: the checkpoint's own vocabulary, or tokenizer.model beside it
+    BackendKind backend = BackendKind::Auto;
+    int n_threads = 0;           // CPU threads; 0: all cores
+    int64_t kv_cache_bytes = 0;  // memory budget of the KV pool; 0: default
+    int block_size = 16;         // tokens per KV cache block
+    bool cuda_graphs = true;     // CUDA backend: replay the decode step as a captured graph
+    bool cuda_f32_as_bf16 = true;  // CUDA backend: F32 checkpoints are converted to BF16 (else F16)
+    // Called on the loading thread with a fraction in [0, 1] and a short stage name.
+    std::function<void(float fraction, const std::string& stage)> on_progress;
+};
+
+struct ModelInfo {
+    std::string name;            // file name without extension
+    std::string path;
+    std::string format;          // "gguf", "llama2c"
+    std::string weight_dtype;    // "f32", "f16", "bf16"
+    int64_t n_params = 0;
+    int dim = 0, hidden_dim = 0, n_layers = 0, n_heads = 0, n_kv_heads = 0, head_dim = 0;
+    int vocab_size = 0;
+    int context_length = 0;
+    float rope_theta = 10000.0f;
+    std::string backend;         // "CPU" or "CUDA"
+    std::string device;          // e.g. "AMD EPYC, 2 threads, AVX2" or "NVIDIA H200"
+    int n_threads = 0;
+    std::string tokenizer;       // where the vocabulary came from
+};
+
+enum class ChatFormat {
+    Llama2Chat,  // <s>[INST] <<SYS>>\n...\n<</SYS>>\n\n user [/INST] answer </s><s>[INST] ...
+    Completion,  // plain text continuation
+};
+
+struct SamplingParams {
+    float temperature = 0.8f;    // <= 0: greedy
+    int top_k = 40;              // <= 0: off
+    float top_p = 0.95f;         // >= 1: off
+    float min_p = 0.05f;         // <= 0: off
+    float repeat_penalty = 1.1f; // 1: off
+    int repeat_last_n = 64;      // how many recent tokens the penalty looks at
+    int64_t seed = -1;           // < 0: a random seed; otherwise runs are reproducible
+};
+
+struct GenerateParams {
+    SamplingParams sampling;
+    int max_new_tokens = 512;    // <= 0: until EOS or the context is full
+    std::vector<std::string> stop_strings;
+    std::string system_prompt;   // Llama2Chat: used by the conversation's first turn
+};
+
+enum class StopReason { Eos, StopString, MaxTokens, Cancelled, ContextFull, Error };
+
+struct PoolStats {
+    int block_size = 0;
+    int blocks_total = 0;
+    int blocks_used = 0;
+    int64_t bytes_total = 0;
+    int64_t bytes_used = 0;
+    int n_conversations = 0;
+    int64_t evictions = 0;           // conversations whose blocks were taken back while idle
+    int64_t reprefilled_tokens = 0;  // tokens prefilled again because of those evictions
+};
+
+struct ConversationStats {
+    int64_t id = 0;
+    int history_tokens = 0;  // tokens of the conversation so far
+    int cached_tokens = 0;   // of those, how many the KV cache holds
+    int cache_blocks = 0;
+    int context_length = 0;
+    int n_turns = 0;
+    int64_t times_evicted = 0;
+};
+
+struct GenerationStats {
+    int prompt_tokens = 0;       // tokens this call added before decoding (template included)
+    int prefilled_tokens = 0;    // tokens run through prefill: what the cache lacked
+    int reprefilled_tokens = 0;  // of those, tokens the cache had lost to eviction
+    int generated_tokens = 0;
+    double prefill_ms = 0, prefill_tokens_per_s = 0;
+    double time_to_first_token_ms = 0;
+    double decode_ms = 0, decode_tokens_per_s = 0;
+    ConversationStats conversation;
+    PoolStats pool;
+};
+
+struct GenerationResult {
+    Status status;
+    StopReason stop_reason = StopReason::Error;
+    std::string text;            // the answer (stop string excluded)
+    std::vector<int> tokens;
+    GenerationStats stats;
+};
+
+// A piece of answer text (whole UTF-8 characters only; may be empty) and the figures so far.
+using TokenCallback = std::function<void(const std::string& piece, const GenerationStats& stats)>;
+
+// One chat turn, for restoring a conversation whose cache is gone (after a restart).
+struct ChatTurn {
+    std::string user;
+    std::string answer;
+};
+
+// What the KV cache inspector shows for one conversation.
+struct CacheLayout {
+    int n_layers = 0, block_size = 0, n_kv_heads = 0, head_dim = 0;
+    std::string dtype;           // element type of cache_k / cache_v
+    std::string device;          // "CPU" or the GPU's name
+    int64_t bytes_per_block = 0; // K and V, all layers
+    int64_t bytes_used = 0;      // this conversation's blocks
+    int cached_tokens = 0;
+    std::vector<int32_t> block_table;  // block ids, in position order
+};
+
+using ConversationId = int64_t;
+
+class Engine {
+public:
+    Engine();
+    ~Engine();
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
+
+    // Loads a checkpoint. On failure the previous model (and its conversations) stay loaded.
+    // On success every conversation keeps its history; its cache is rebuilt when next used.
+    Status load(const LoadParams& params);
+    bool has_model() const;
+    ModelInfo model_info() const;
+
+    ConversationId create_conversation(ChatFormat format = ChatFormat::Llama2Chat);
+    Status reset_conversation(ConversationId id);   // history emptied, all its blocks freed
+    Status delete_conversation(ConversationId id);
+    // Keeps the first n_turns turns; the cache is cut back to where turn n_turns began.
+    Status truncate_turns(ConversationId id, int n_turns);
+    // Drops the oldest n turns (the system prompt stays); the cache is rebuilt when next used.
+    Status drop_oldest_turns(ConversationId id, int n, const std::string& system_prompt);
+    // Replaces the history with these turns without computing anything (cache rebuilt lazily).
+    Status restore_turns(ConversationId id, const std::vector<ChatTurn>& turns,
+                         const std::string& system_prompt);
+
+    // Appends a user turn (Llama2Chat) or text (Completion), prefills only what the cache lacks,
+    // and decodes until EOS, a stop string, max_new_tokens, the context length or *cancel.
+    // A turn that would not fit in the context fails with ContextFull and changes nothing.
+    GenerationResult generate(ConversationId id, const std::string& user_text,
+                              const GenerateParams& params, const TokenCallback& on_token = {},
+                              const std::atomic<bool>* cancel = nullptr);
+
+    Status conversation_stats(ConversationId id, ConversationStats* out) const;
+    PoolStats pool_stats() const;
+    Status cache_layout(ConversationId id, CacheLayout* out) const;
+
+    // The token ids the model sees for text (BOS first when add_bos).
+    Status tokenize(const std::string& text, bool add_bos, std::vector<int>* out) const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+const char* error_code_name(ErrorCode code);
+const char* stop_reason_name(StopReason reason);
+
+}  // namespace llamadesk

@@ -1,0 +1,54 @@
+// The one place that maps a conversation's token position to KV cache storage.
+//
+// Keys and values live in a pool of fixed-size blocks shared by all conversations. A block holds
+// block_size consecutive positions of one conversation for every layer. A conversation's block
+// table lists its blocks in position order, so position p lives in block_table[p / block_size] at
+// offset p % block_size. Within a block the layout is
+//     [layer][k|v][kv_head][offset][head_dim]
+// so that one kv head's keys for a block are one contiguous block_size x head_dim tile.
+// Query head h reads kv head h / n_rep (grouped-query attention, nothing copied).
+#pragma once
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define LLAMADESK_HD __host__ __device__
+#else
+#define LLAMADESK_HD
+#endif
+
+namespace llamadesk {
+
+struct KvLayout {
+    int n_layers = 0;
+    int n_kv_heads = 0;
+    int head_dim = 0;
+    int block_size = 16;
+
+    // elements of one block (K and V, all layers)
+    LLAMADESK_HD int64_t block_elements() const {
+        return int64_t(n_layers) * 2 * n_kv_heads * block_size * head_dim;
+    }
+    // element offset of (block, layer, K or V, kv_head, offset in block, 0) in the pool
+    LLAMADESK_HD int64_t offset(int32_t block, int layer, int is_value, int kv_head, int in_block) const {
+        return (((int64_t(block) * n_layers + layer) * 2 + is_value) * n_kv_heads + kv_head)
+                   * int64_t(block_size) * head_dim
+               + int64_t(in_block) * head_dim;
+    }
+};
+
+struct BlockTableView {
+    const int32_t* blocks = nullptr;  // (n_blocks,) block ids in position order
+    int n_blocks = 0;
+};
+
+struct KvSlot {
+    int32_t block;
+    int32_t in_block;
+};
+
+LLAMADESK_HD inline KvSlot kv_slot(const int32_t* block_table, int block_size, int pos) {
+    return {block_table[pos / block_size], pos % block_size};
+}
+
+}  // namespace llamadesk

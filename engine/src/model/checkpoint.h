@@ -1,0 +1,87 @@
+// What every checkpoint reader produces: hyper-parameters, named weight tensors (pointing into a
+// memory-mapped file where the format allows, or into buffers the checkpoint owns) and where the
+// vocabulary comes from.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/dtype.h"
+#include "model/model_config.h"
+
+namespace llamadesk {
+
+// A 2-D row-major weight: rows x cols (for projections: out_features x in_features, as in
+// llama2.c's matmul and GGUF's ne[1] x ne[0]). Vectors (norms) have rows == 1.
+struct TensorView {
+    std::string name;
+    DType dtype = DType::F32;
+    int64_t rows = 0;
+    int64_t cols = 0;
+    const void* data = nullptr;
+
+    int64_t n_elements() const { return rows * cols; }
+    int64_t n_bytes() const { return n_elements() * int64_t(dtype_size(dtype)); }
+    const void* row(int64_t r) const {
+        return static_cast<const char*>(data) + r * cols * int64_t(dtype_size(dtype));
+    }
+};
+
+struct LayerWeights {
+    TensorView attention_norm;  // (1, dim)
+    TensorView wq;              // (n_heads * head_dim, dim)
+    TensorView wk;              // (n_kv_heads * head_dim, dim)
+    TensorView wv;              // (n_kv_heads * head_dim, dim)
+    TensorView wo;              // (dim, n_heads * head_dim)
+    TensorView ffn_norm;        // (1, dim)
+    TensorView w1;              // gate (hidden_dim, dim)
+    TensorView w2;              // down (dim, hidden_dim)
+    TensorView w3;              // up   (hidden_dim, dim)
+};
+
+struct ModelWeights {
+    TensorView token_embedding;  // (vocab_size, dim)
+    std::vector<LayerWeights> layers;
+    TensorView final_norm;       // (1, dim)
+    TensorView output;           // (vocab_size, dim); same data as token_embedding when tied
+};
+
+// A vocabulary carried inside the checkpoint (GGUF tokenizer.ggml.*).
+struct EmbeddedVocab {
+    std::string model;                 // tokenizer.ggml.model, e.g. "llama"
+    std::vector<std::string> tokens;
+    std::vector<float> scores;         // empty: all zero
+    std::vector<int32_t> token_types;  // SentencePiece types: 1 normal, 2 unknown, 3 control, 4 user, 6 byte
+    int32_t bos_id = 1, eos_id = 2, unk_id = 0;
+    bool add_bos = true;
+};
+
+struct TokenizerSource {
+    std::string model_file;            // a SentencePiece tokenizer.model, if one was found or given
+    std::shared_ptr<EmbeddedVocab> embedded;  // else the checkpoint's own vocabulary
+    std::string describe() const;      // for ModelInfo::tokenizer
+};
+
+struct Checkpoint {
+    std::string path;
+    std::string format;                // "gguf", "llama2c"
+    ModelConfig config;
+    ModelWeights weights;
+    DType weight_dtype = DType::F32;   // dtype of the large matrices
+    TokenizerSource tokenizer;
+    std::shared_ptr<const void> storage;  // keeps the mapping / owned buffers alive
+
+    int64_t n_params() const;
+};
+
+// Opens a checkpoint file or a folder holding one, detecting the format by content.
+// tokenizer_path, when non-empty, overrides the vocabulary. Every size, offset and count in the
+// file is checked before use; failures throw EngineError with a message naming the file and field.
+Checkpoint open_checkpoint(const std::string& path, const std::string& tokenizer_path = {});
+
+// Checks that every tensor has the shape config implies and holds only finite values.
+void validate_weights(const Checkpoint& ckpt);
+
+}  // namespace llamadesk

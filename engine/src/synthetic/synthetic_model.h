@@ -1,0 +1,26 @@
+// Models with random weights in any shape and dtype, for tests and benchmarks, and writers that
+// save a checkpoint in the formats we read (so other programs can read the same weights).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "model/checkpoint.h"
+
+namespace llamadesk {
+
+// Weights ~ N(0, 1/sqrt(dim))-ish, norms ~ 1; deterministic for a seed. Owns its storage.
+// vocab comes with a byte-level EmbeddedVocab so the model is fully usable.
+Checkpoint make_synthetic_checkpoint(const ModelConfig& config, DType dtype, uint64_t seed,
+                                     bool tied_classifier = true);
+
+// Named shapes of llama2.c's stories models: "260K", "15M", "110M", "110M-gqa", "7B".
+// Throws EngineError(InvalidArgument) for an unknown name.
+ModelConfig synthetic_config(const std::string& name);
+
+// GGUF v3, architecture llama, tensors in ckpt's dtypes, vocabulary in tokenizer.ggml.*.
+void write_gguf(const Checkpoint& ckpt, const std::string& path);
+// llama2.c legacy format (F32 only).
+void write_llama2c(const Checkpoint& ckpt, const std::string& path);
+
+}  // namespace llamadesk
