@@ -57,6 +57,8 @@ std::unique_ptr<Backend> make_cpu_backend(const Checkpoint& ckpt, const CpuBacke
 struct CudaBackendOptions {
     bool use_graphs = true;
     bool f32_as_bf16 = true;
+    bool keep_f32 = false;            // F32 checkpoints stay F32 on the device (tests: exact comparison)
+    bool decode_with_cublas = false;  // single-token products through cuBLAS instead of our GEMV
     int64_t kv_budget_bytes = 0;
     std::function<void(float, const std::string&)> on_progress;
 };

@@ -26,7 +26,8 @@ private:
     int vocab_size_;
     SamplingParams params_;
     std::mt19937_64 rng_;
-    std::vector<std::pair<float, int32_t>> candidates_;  // reused scratch
+    std::vector<std::pair<float, int32_t>> candidates_;  // (weight, token id), reused scratch
+    std::vector<int32_t> penalty_scratch_;               // distinct recent tokens, reused
 };
 
 }  // namespace llamadesk

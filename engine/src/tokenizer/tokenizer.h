@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "llamadesk/engine.h"
 #include "model/checkpoint.h"
 
 namespace sentencepiece {
@@ -17,7 +18,8 @@ namespace llamadesk {
 
 class Tokenizer {
 public:
-    // Throws EngineError(TokenizerMismatch / FileNotFound) with the path in the message.
+    // Throw EngineError with what is wrong: from_file TokenizerMismatch / FileNotFound with the
+    // path in the message; from_embedded BadFormat / Unsupported naming the token and field.
     static std::unique_ptr<Tokenizer> from_file(const std::string& model_path);
     static std::unique_ptr<Tokenizer> from_embedded(const EmbeddedVocab& vocab);
     static std::unique_ptr<Tokenizer> from_source(const TokenizerSource& source);
@@ -25,11 +27,17 @@ public:
 
     // SentencePiece encoding (dummy-prefix space included), BOS first when add_bos.
     std::vector<int> encode(std::string_view text, bool add_bos, bool add_eos = false) const;
+    // SentencePiece decoding: control tokens vanish, the first piece's dummy-prefix space is
+    // dropped, byte pieces that do not form valid UTF-8 become U+FFFD (one per byte).
+    // Ids outside the vocabulary throw EngineError(InvalidArgument).
     std::string decode(const std::vector<int>& ids) const;
 
     // The bytes token `id` stands for when it follows `prev` ("▁" becomes a space; after BOS the
     // leading space is dropped; byte-fallback pieces <0xAB> become the raw byte). May be part of
     // a UTF-8 character: StreamDecoder assembles whole characters.
+    // prev < 0 (nothing before) drops the leading space too, so streaming ids gives exactly
+    // decode(ids) unless a control token other than a leading BOS sits between pieces (where
+    // SentencePiece keeps the space). Control tokens give "", the unknown token " ⁇ " as decode().
     std::string token_bytes(int prev, int id) const;
 
     int vocab_size() const;
@@ -39,7 +47,13 @@ public:
 
 private:
     Tokenizer();
+    // Loads a serialized ModelProto; `origin` names it in error messages.
+    static std::unique_ptr<Tokenizer> from_serialized(std::string_view model_proto,
+                                                      const std::string& origin, ErrorCode code);
+    void check_id(int id) const;
+
     std::unique_ptr<sentencepiece::SentencePieceProcessor> sp_;
+    std::string unk_surface_;  // what the unknown token decodes to (" \xE2\x81\x87 " by default)
 };
 
 // Turns a stream of token ids into text that never ends inside a UTF-8 character.
@@ -50,6 +64,8 @@ public:
     std::string flush();          // what is left (invalid bytes become U+FFFD)
 
 private:
+    std::string take(bool final);
+
     const Tokenizer& tok_;
     int prev_;
     std::string pending_;

@@ -1,0 +1,83 @@
+#include "app_context.h"
+
+#include <QStandardPaths>
+
+AppPaths AppPaths::standard() {
+    return {QStandardPaths::writableLocation(QStandardPaths::AppDataLocation), QString()};
+}
+
+AppContext::AppContext(const AppPaths& paths, QObject* parent)
+    : QObject(parent),
+      settings_(std::make_unique<AppSettings>(paths.settings_file)),
+      chat_(std::make_unique<ChatController>(paths.data_dir, &settings_->store(), &cancel_)),
+      model_(std::make_unique<ModelController>(settings_.get())),
+      figures_(std::make_unique<Figures>()),
+      inspector_(std::make_unique<CacheInspectorModel>()),
+      worker_(std::make_unique<InferenceWorker>(&cancel_)) {
+    register_engine_metatypes();
+    thread_.setObjectName("inference");
+    worker_->moveToThread(&thread_);
+    wire();
+    thread_.start();
+}
+
+AppContext::~AppContext() {
+    cancel_.store(true);  // an answer in progress ends at its next token
+    thread_.quit();
+    thread_.wait();
+    worker_.reset();      // its thread has finished: nothing else can touch it now
+}
+
+void AppContext::wire() {
+    InferenceWorker* w = worker_.get();
+    ChatController* chat = chat_.get();
+    ModelController* model = model_.get();
+    const auto q = Qt::QueuedConnection;
+
+    // Requests: GUI thread -> worker thread.
+    connect(model, &ModelController::requestLoad, w, &InferenceWorker::loadModel, q);
+    connect(chat, &ChatController::requestGenerate, w, &InferenceWorker::generate, q);
+    connect(chat, &ChatController::requestRestore, w, &InferenceWorker::restoreConversation, q);
+    connect(chat, &ChatController::requestReset, w, &InferenceWorker::resetConversation, q);
+    connect(chat, &ChatController::requestDelete, w, &InferenceWorker::deleteConversation, q);
+    connect(chat, &ChatController::requestTruncate, w, &InferenceWorker::truncateTurns, q);
+    connect(chat, &ChatController::requestDropOldest, w, &InferenceWorker::dropOldestTurns, q);
+    connect(chat, &ChatController::requestInspect, w, &InferenceWorker::inspect, q);
+    connect(chat, &ChatController::requestStats, w, &InferenceWorker::refreshStats, q);
+
+    // Results: worker thread -> GUI thread.
+    connect(w, &InferenceWorker::loadProgress, model, &ModelController::onLoadProgress, q);
+    connect(w, &InferenceWorker::modelLoaded, model, &ModelController::onModelLoaded, q);
+    connect(w, &InferenceWorker::modelLoaded, chat, &ChatController::onModelLoaded, q);
+    connect(w, &InferenceWorker::loadFailed, model, &ModelController::onLoadFailed, q);
+    connect(w, &InferenceWorker::tokenGenerated, chat, &ChatController::onTokenGenerated, q);
+    connect(w, &InferenceWorker::generationFinished, chat, &ChatController::onGenerationFinished, q);
+    connect(w, &InferenceWorker::statsChanged, chat, &ChatController::onStatsChanged, q);
+    connect(w, &InferenceWorker::generationStarted, figures_.get(), &Figures::onGenerationStarted, q);
+    connect(w, &InferenceWorker::tokenGenerated, figures_.get(), &Figures::onTokenGenerated, q);
+    connect(w, &InferenceWorker::generationFinished, figures_.get(), &Figures::onGenerationFinished, q);
+    connect(w, &InferenceWorker::statsChanged, figures_.get(), &Figures::onStatsChanged, q);
+    connect(w, &InferenceWorker::cacheLayoutReady, inspector_.get(), &CacheInspectorModel::onCacheLayout, q);
+    connect(w, &InferenceWorker::error, this, [this](const QString&, const QString& m) { showError(m); }, q);
+
+    // GUI-thread bookkeeping.
+    connect(chat, &ChatController::currentChanged, this, [this] {
+        figures_->setCurrentConversation(chat_->currentId());
+        inspector_->setCurrentConversation(chat_->currentId());
+    });
+    connect(chat, &ChatController::errorOccurred, this, &AppContext::showError);
+    connect(model, &ModelController::errorOccurred, this, &AppContext::showError);
+}
+
+void AppContext::start(const QString& modelPath, const QString& tokenizer) {
+    chat_->loadSaved();
+    if (!modelPath.isEmpty())
+        model_->load(modelPath, tokenizer.isEmpty() ? settings_->tokenizerFor(modelPath) : tokenizer);
+}
+
+void AppContext::showError(const QString& message) {
+    error_ = message;
+    emit errorChanged();
+}
+
+void AppContext::dismissError() { showError(QString()); }

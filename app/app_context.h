@@ -1,0 +1,71 @@
+// Everything the window needs, made and wired in one place: the worker on its own thread, the
+// controllers and models on the GUI thread, and the queued connections between them. main() hands
+// this object to the QML root as its required `app` property; tests make their own.
+#pragma once
+
+#include <QObject>
+#include <QThread>
+#include <QtQml/qqmlregistration.h>
+#include <atomic>
+#include <memory>
+
+#include "app_settings.h"
+#include "cache_inspector_model.h"
+#include "chat_controller.h"
+#include "figures.h"
+#include "inference_worker.h"
+#include "model_controller.h"
+
+struct AppPaths {
+    QString data_dir;       // conversations are saved under here
+    QString settings_file;  // empty: the platform's QSettings location
+    static AppPaths standard();  // QStandardPaths::AppDataLocation and the default QSettings
+};
+
+class AppContext : public QObject {
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("made by main() or a test")
+    Q_PROPERTY(ChatController* chat READ chat CONSTANT)
+    Q_PROPERTY(ModelController* model READ model CONSTANT)
+    Q_PROPERTY(Figures* figures READ figures CONSTANT)
+    Q_PROPERTY(CacheInspectorModel* inspector READ inspector CONSTANT)
+    Q_PROPERTY(AppSettings* settings READ settings CONSTANT)
+    Q_PROPERTY(QString errorMessage READ errorMessage NOTIFY errorChanged)
+public:
+    explicit AppContext(const AppPaths& paths, QObject* parent = nullptr);
+    ~AppContext() override;
+
+    ChatController* chat() { return chat_.get(); }
+    ModelController* model() { return model_.get(); }
+    Figures* figures() { return figures_.get(); }
+    CacheInspectorModel* inspector() { return inspector_.get(); }
+    AppSettings* settings() { return settings_.get(); }
+    // Only for connecting to its signals; its slots run on the worker thread.
+    InferenceWorker* worker() { return worker_.get(); }
+    QString errorMessage() const { return error_; }
+    // The flag the engine reads once per token (ChatController::stop sets it); exposed for tests.
+    std::atomic<bool>* cancelFlag() { return &cancel_; }
+
+    // Restores saved conversations and loads modelPath (nothing: the welcome screen shows).
+    void start(const QString& modelPath, const QString& tokenizer = {});
+
+    Q_INVOKABLE void dismissError();
+    Q_INVOKABLE void showError(const QString& message);
+
+signals:
+    void errorChanged();
+
+private:
+    void wire();
+
+    std::atomic<bool> cancel_{false};
+    std::unique_ptr<AppSettings> settings_;
+    std::unique_ptr<ChatController> chat_;
+    std::unique_ptr<ModelController> model_;
+    std::unique_ptr<Figures> figures_;
+    std::unique_ptr<CacheInspectorModel> inspector_;
+    QThread thread_;
+    std::unique_ptr<InferenceWorker> worker_;
+    QString error_;
+};

@@ -1,0 +1,45 @@
+#include "cache_inspector_model.h"
+
+int CacheInspectorModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : layout_.n_layers;
+}
+
+QVariant CacheInspectorModel::data(const QModelIndex& index, int role) const {
+    if (index.row() < 0 || index.row() >= rowCount())
+        return {};
+    switch (role) {
+    case LayerRole: return index.row();
+    case ShapeRole:
+        // K and V of this layer: blocks x block size x kv heads x head dim
+        return QString("K,V: %1 x %2 x %3 x %4")
+            .arg(blocks()).arg(layout_.block_size).arg(layout_.n_kv_heads).arg(layout_.head_dim);
+    case BytesRole:
+        return layout_.n_layers > 0 ? double(layout_.bytes_used) / layout_.n_layers : 0.0;
+    default: return {};
+    }
+}
+
+QHash<int, QByteArray> CacheInspectorModel::roleNames() const {
+    return {{LayerRole, "layer"}, {ShapeRole, "shape"}, {BytesRole, "bytes"}};
+}
+
+QVariantList CacheInspectorModel::blockTable() const {
+    QVariantList ids;
+    for (const int32_t block : layout_.block_table)
+        ids.append(block);
+    return ids;
+}
+
+void CacheInspectorModel::setCurrentConversation(const QString& key) {
+    current_ = key;
+    onCacheLayout(key, llamadesk::CacheLayout{});
+}
+
+void CacheInspectorModel::onCacheLayout(const QString& key, const llamadesk::CacheLayout& layout) {
+    if (key != current_)
+        return;
+    beginResetModel();
+    layout_ = layout;
+    endResetModel();
+    emit layoutChanged();
+}

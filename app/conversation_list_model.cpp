@@ -1,0 +1,61 @@
+#include "conversation_list_model.h"
+
+int ConversationListModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(conversations_.size());
+}
+
+QVariant ConversationListModel::data(const QModelIndex& index, int role) const {
+    const Conversation* c = at(index.row());
+    if (!c)
+        return {};
+    switch (role) {
+    case IdRole: return c->id;
+    case Qt::DisplayRole:
+    case TitleRole: return c->title;
+    case MessageCountRole: return int(c->messages.size());
+    case CachedTokensRole: return c->cached_tokens;
+    default: return {};
+    }
+}
+
+QHash<int, QByteArray> ConversationListModel::roleNames() const {
+    return {{IdRole, "conversationId"}, {TitleRole, "title"}, {MessageCountRole, "messageCount"},
+            {CachedTokensRole, "cachedTokens"}};
+}
+
+Conversation* ConversationListModel::at(int row) const {
+    return row >= 0 && row < rowCount() ? conversations_[size_t(row)].get() : nullptr;
+}
+
+int ConversationListModel::rowOf(const QString& id) const {
+    for (size_t i = 0; i < conversations_.size(); ++i)
+        if (conversations_[i]->id == id)
+            return int(i);
+    return -1;
+}
+
+Conversation* ConversationListModel::find(const QString& id) const { return at(rowOf(id)); }
+
+Conversation* ConversationListModel::append(Conversation conversation) {
+    const int row = rowCount();
+    beginInsertRows({}, row, row);
+    conversations_.push_back(std::make_unique<Conversation>(std::move(conversation)));
+    endInsertRows();
+    emit countChanged();
+    return conversations_.back().get();
+}
+
+void ConversationListModel::remove(int row) {
+    if (!at(row))
+        return;
+    beginRemoveRows({}, row, row);
+    conversations_.erase(conversations_.begin() + row);
+    endRemoveRows();
+    emit countChanged();
+}
+
+void ConversationListModel::touched(const Conversation* conversation) {
+    const int row = conversation ? rowOf(conversation->id) : -1;
+    if (row >= 0)
+        emit dataChanged(index(row), index(row));
+}

@@ -1,0 +1,55 @@
+// The sampling settings and system prompt of the current conversation, kept with QSettings under
+// conversations/<id>/. A conversation without its own values uses the last values set anywhere.
+#pragma once
+
+#include <QObject>
+#include <QSettings>
+#include <QtQml/qqmlregistration.h>
+
+#include <llamadesk/engine.h>
+
+class ConversationSettings : public QObject {
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("owned by ChatController")
+    Q_PROPERTY(QString systemPrompt READ systemPrompt WRITE setSystemPrompt NOTIFY changed)
+    Q_PROPERTY(double temperature READ temperature WRITE setTemperature NOTIFY changed)
+    Q_PROPERTY(double topP READ topP WRITE setTopP NOTIFY changed)
+    Q_PROPERTY(int topK READ topK WRITE setTopK NOTIFY changed)
+    Q_PROPERTY(double repeatPenalty READ repeatPenalty WRITE setRepeatPenalty NOTIFY changed)
+    Q_PROPERTY(int maxNewTokens READ maxNewTokens WRITE setMaxNewTokens NOTIFY changed)
+    Q_PROPERTY(int seed READ seed WRITE setSeed NOTIFY changed)
+public:
+    ConversationSettings(QSettings* settings, QObject* parent = nullptr);
+
+    void setConversation(const QString& id);
+    void forget(const QString& id);
+    llamadesk::GenerateParams generateParams() const;
+
+    QString systemPrompt() const { return value("systemPrompt", QString()).toString(); }
+    double temperature() const { return value("temperature", 0.8).toDouble(); }
+    double topP() const { return value("topP", 0.95).toDouble(); }
+    int topK() const { return value("topK", 40).toInt(); }
+    double repeatPenalty() const { return value("repeatPenalty", 1.1).toDouble(); }
+    int maxNewTokens() const { return value("maxNewTokens", 256).toInt(); }
+    int seed() const { return value("seed", -1).toInt(); }  // < 0: random
+    QString systemPromptOf(const QString& id) const;
+
+    void setSystemPrompt(const QString& v) { setValue("systemPrompt", v); }
+    void setTemperature(double v) { setValue("temperature", v); }
+    void setTopP(double v) { setValue("topP", v); }
+    void setTopK(int v) { setValue("topK", v); }
+    void setRepeatPenalty(double v) { setValue("repeatPenalty", v); }
+    void setMaxNewTokens(int v) { setValue("maxNewTokens", v); }
+    void setSeed(int v) { setValue("seed", v); }
+
+signals:
+    void changed();
+
+private:
+    QVariant value(const QString& key, const QVariant& fallback) const;
+    void setValue(const QString& key, const QVariant& v);
+
+    QSettings* settings_;
+    QString id_;
+};

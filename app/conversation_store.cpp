@@ -1,0 +1,100 @@
+#include "conversation_store.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSaveFile>
+#include <algorithm>
+
+namespace {
+
+constexpr int kFormatVersion = 1;
+
+QString role_name(Message::Role role) { return role == Message::Role::User ? "user" : "assistant"; }
+
+}  // namespace
+
+ConversationStore::ConversationStore(const QString& dataDir) : dir_(dataDir + "/conversations") {}
+
+QString ConversationStore::pathOf(const QString& id) const { return dir_ + "/" + id + ".json"; }
+
+QByteArray ConversationStore::toJson(const Conversation& conversation) {
+    QJsonArray messages;
+    for (const Message& m : conversation.messages) {
+        if (m.streaming)
+            continue;
+        messages.append(QJsonObject{{"role", role_name(m.role)}, {"text", m.text},
+                                    {"stop_reason", m.stop_reason}});
+    }
+    const QJsonObject root{{"version", kFormatVersion},
+                           {"id", conversation.id},
+                           {"title", conversation.title},
+                           {"created", conversation.created.toString(Qt::ISODateWithMs)},
+                           {"messages", messages}};
+    return QJsonDocument(root).toJson(QJsonDocument::Indented);
+}
+
+std::optional<Conversation> ConversationStore::fromJson(const QByteArray& json, QString* error) {
+    QJsonParseError parse_error;
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &parse_error);
+    if (!doc.isObject()) {
+        if (error)
+            *error = parse_error.errorString() + QString(" at offset %1").arg(parse_error.offset);
+        return std::nullopt;
+    }
+    const QJsonObject root = doc.object();
+    if (root.value("version").toInt() != kFormatVersion || root.value("id").toString().isEmpty()) {
+        if (error)
+            *error = "unknown version or missing id";
+        return std::nullopt;
+    }
+    Conversation c;
+    c.id = root.value("id").toString();
+    c.title = root.value("title").toString();
+    c.created = QDateTime::fromString(root.value("created").toString(), Qt::ISODateWithMs);
+    for (const QJsonValue& v : root.value("messages").toArray()) {
+        const QJsonObject o = v.toObject();
+        Message m;
+        m.role = o.value("role").toString() == "user" ? Message::Role::User : Message::Role::Assistant;
+        m.text = o.value("text").toString();
+        m.stop_reason = o.value("stop_reason").toString();
+        c.messages.append(m);
+    }
+    return c;
+}
+
+QList<Conversation> ConversationStore::loadAll(QStringList* errors) const {
+    QList<Conversation> out;
+    const QDir dir(dir_);
+    for (const QString& name : dir.entryList({"*.json"}, QDir::Files)) {
+        QFile file(dir.filePath(name));
+        QString error;
+        std::optional<Conversation> c;
+        if (file.open(QIODevice::ReadOnly))
+            c = fromJson(file.readAll(), &error);
+        else
+            error = file.errorString();
+        if (c)
+            out.append(*c);
+        else if (errors)
+            errors->append(file.fileName() + ": " + error);
+    }
+    std::sort(out.begin(), out.end(),
+              [](const Conversation& a, const Conversation& b) { return a.created < b.created; });
+    return out;
+}
+
+bool ConversationStore::save(const Conversation& conversation, QString* error) const {
+    QDir().mkpath(dir_);
+    QSaveFile file(pathOf(conversation.id));
+    if (!file.open(QIODevice::WriteOnly) || file.write(toJson(conversation)) < 0 || !file.commit()) {
+        if (error)
+            *error = file.fileName() + ": " + file.errorString();
+        return false;
+    }
+    return true;
+}
+
+bool ConversationStore::remove(const QString& id) const { return QFile::remove(pathOf(id)); }

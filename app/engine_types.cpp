@@ -1,0 +1,12 @@
+#include "engine_types.h"
+
+void register_engine_metatypes() {
+    qRegisterMetaType<llamadesk::ModelInfo>();
+    qRegisterMetaType<llamadesk::GenerateParams>();
+    qRegisterMetaType<llamadesk::GenerationStats>();
+    qRegisterMetaType<llamadesk::GenerationResult>();
+    qRegisterMetaType<llamadesk::ConversationStats>();
+    qRegisterMetaType<llamadesk::PoolStats>();
+    qRegisterMetaType<llamadesk::CacheLayout>();
+    qRegisterMetaType<std::vector<llamadesk::ChatTurn>>();
+}

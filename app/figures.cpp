@@ -1,0 +1,52 @@
+#include "figures.h"
+
+using namespace llamadesk;
+
+void Figures::setCurrentConversation(const QString& key) {
+    current_ = key;
+    conversation_ = ConversationStats{};  // until the worker reports this conversation's figures
+    emit occupancyChanged();
+}
+
+void Figures::onGenerationStarted(const QString&) {
+    generation_ = GenerationStats{};
+    series_.clear();
+    updates_ = 0;
+    emit generationChanged();
+}
+
+void Figures::take(const QString& key, const GenerationStats& stats) {
+    // The chart shows the speed between two updates, not the running average, so slowdowns show.
+    const double tokens = stats.generated_tokens - generation_.generated_tokens;
+    const double ms = stats.decode_ms - generation_.decode_ms;
+    if (tokens > 0 && ms > 0) {
+        series_.append(1000.0 * tokens / ms);
+        if (series_.size() > kMaxSeries)
+            series_.removeFirst();
+    }
+    generation_ = stats;
+    ++updates_;
+    emit generationChanged();
+    if (key == current_) {
+        conversation_ = stats.conversation;
+    }
+    pool_ = stats.pool;
+    emit occupancyChanged();
+}
+
+void Figures::onTokenGenerated(const QString& key, const QString&, const GenerationStats& stats) {
+    take(key, stats);
+}
+
+void Figures::onGenerationFinished(const QString& key, const GenerationResult& result, int) {
+    if (result.stats.generated_tokens > 0 || result.stats.prompt_tokens > 0)
+        take(key, result.stats);
+}
+
+void Figures::onStatsChanged(const QString& key, const ConversationStats& conversation,
+                             const PoolStats& pool) {
+    if (key == current_)
+        conversation_ = conversation;
+    pool_ = pool;
+    emit occupancyChanged();
+}

@@ -1,0 +1,141 @@
+#include "inference_worker.h"
+
+using namespace llamadesk;
+
+InferenceWorker::InferenceWorker(const std::atomic<bool>* cancel, QObject* parent)
+    : QObject(parent), cancel_(cancel) {}
+
+InferenceWorker::~InferenceWorker() = default;
+
+void InferenceWorker::loadModel(const QString& path, const QString& tokenizer, int threads,
+                                qint64 kvCacheBytes) {
+    LoadParams params;
+    params.model_path = path.toStdString();
+    params.tokenizer_path = tokenizer.toStdString();
+    params.n_threads = threads;
+    params.kv_cache_bytes = kvCacheBytes;
+    // Progress is thinned out so a fast reader cannot flood the GUI thread's event queue.
+    QElapsedTimer since_emit;
+    since_emit.start();
+    double last_fraction = -1.0;
+    params.on_progress = [&](float fraction, const std::string& stage) {
+        if (fraction < 1.0f && fraction - last_fraction < 0.01 && since_emit.elapsed() < 30)
+            return;
+        last_fraction = fraction;
+        since_emit.restart();
+        emit loadProgress(fraction, QString::fromStdString(stage));
+    };
+    const Status status = engine_.load(params);
+    if (!status.ok()) {
+        emit loadFailed(path, int(status.code), QString::fromStdString(status.message));
+        return;
+    }
+    emit modelLoaded(path, tokenizer, engine_.model_info());
+}
+
+ConversationId InferenceWorker::ensure(const QString& key) {
+    Entry& entry = conversations_[key];
+    if (entry.id >= 0)
+        return entry.id;
+    entry.id = engine_.create_conversation(ChatFormat::Llama2Chat);
+    if (!entry.pending_turns.empty()) {
+        report(key, engine_.restore_turns(entry.id, entry.pending_turns, entry.system_prompt));
+        entry.pending_turns.clear();
+    }
+    return entry.id;
+}
+
+void InferenceWorker::restoreConversation(const QString& key, const std::vector<ChatTurn>& turns,
+                                          const QString& systemPrompt) {
+    Entry& entry = conversations_[key];
+    if (entry.id >= 0) {
+        report(key, engine_.restore_turns(entry.id, turns, systemPrompt.toStdString()));
+        return;
+    }
+    entry.pending_turns = turns;
+    entry.system_prompt = systemPrompt.toStdString();
+}
+
+void InferenceWorker::generate(const QString& key, const QString& text, const GenerateParams& params) {
+    const ConversationId id = ensure(key);
+    emit generationStarted(key);
+    std::string pending;  // text decoded since the last emission
+    QElapsedTimer since_emit;
+    since_emit.start();
+    bool first = true;
+    const auto on_token = [&](const std::string& piece, const GenerationStats& stats) {
+        pending += piece;
+        if (!first && since_emit.elapsed() < kEmitIntervalMs)
+            return;
+        first = false;
+        since_emit.restart();
+        emit tokenGenerated(key, QString::fromStdString(pending), stats);
+        pending.clear();
+    };
+    const GenerationResult result = engine_.generate(id, text.toStdString(), params, on_token, cancel_);
+    if (!pending.empty())
+        emit tokenGenerated(key, QString::fromStdString(pending), result.stats);
+    const ConversationStats after = stats_of(key);
+    emit generationFinished(key, result, after.n_turns);
+    emit statsChanged(key, after, engine_.pool_stats());
+}
+
+void InferenceWorker::resetConversation(const QString& key) {
+    Entry& entry = conversations_[key];
+    entry.pending_turns.clear();
+    if (entry.id >= 0)
+        report(key, engine_.reset_conversation(entry.id));
+    refreshStats(key);
+}
+
+void InferenceWorker::deleteConversation(const QString& key) {
+    const auto it = conversations_.constFind(key);
+    if (it == conversations_.constEnd())
+        return;
+    if (it->id >= 0)
+        report(key, engine_.delete_conversation(it->id));
+    conversations_.erase(it);
+    emit statsChanged(QString(), ConversationStats{}, engine_.pool_stats());
+}
+
+void InferenceWorker::truncateTurns(const QString& key, int nTurns) {
+    report(key, engine_.truncate_turns(ensure(key), nTurns));
+    refreshStats(key);
+}
+
+void InferenceWorker::dropOldestTurns(const QString& key, int n, const QString& systemPrompt) {
+    report(key, engine_.drop_oldest_turns(ensure(key), n, systemPrompt.toStdString()));
+    refreshStats(key);
+}
+
+void InferenceWorker::inspect(const QString& key) {
+    CacheLayout layout;
+    const auto it = conversations_.constFind(key);
+    if (engine_.has_model() && it != conversations_.constEnd() && it->id >= 0) {
+        const Status status = engine_.cache_layout(it->id, &layout);
+        if (!status.ok()) {
+            report(key, status);
+            return;
+        }
+    }
+    emit cacheLayoutReady(key, layout);
+}
+
+ConversationStats InferenceWorker::stats_of(const QString& key) const {
+    ConversationStats stats;
+    const auto it = conversations_.constFind(key);
+    if (it != conversations_.constEnd() && it->id >= 0)
+        engine_.conversation_stats(it->id, &stats);
+    else if (engine_.has_model())
+        stats.context_length = engine_.model_info().context_length;
+    return stats;
+}
+
+void InferenceWorker::refreshStats(const QString& key) {
+    emit statsChanged(key, stats_of(key), engine_.pool_stats());
+}
+
+void InferenceWorker::report(const QString& key, const Status& status) {
+    if (!status.ok())
+        emit error(key, QString::fromStdString(status.message));
+}

@@ -1,0 +1,63 @@
+// Hosts the engine on its own thread. Every request arrives as a queued slot call and every result
+// leaves as a queued signal; nothing here is touched from the GUI thread except the cancel flag,
+// an atomic the GUI sets and the engine reads once per token.
+#pragma once
+
+#include <QElapsedTimer>
+#include <QHash>
+#include <QObject>
+#include <QString>
+#include <atomic>
+#include <vector>
+
+#include "engine_types.h"
+
+class InferenceWorker : public QObject {
+    Q_OBJECT
+public:
+    explicit InferenceWorker(const std::atomic<bool>* cancel, QObject* parent = nullptr);
+    ~InferenceWorker() override;
+
+public slots:
+    void loadModel(const QString& path, const QString& tokenizer, int threads, qint64 kvCacheBytes);
+    // Gives the engine a conversation's turns after a restart; nothing is computed until it is used.
+    void restoreConversation(const QString& key, const std::vector<llamadesk::ChatTurn>& turns,
+                             const QString& systemPrompt);
+    void generate(const QString& key, const QString& text, const llamadesk::GenerateParams& params);
+    void resetConversation(const QString& key);
+    void deleteConversation(const QString& key);
+    void truncateTurns(const QString& key, int nTurns);
+    void dropOldestTurns(const QString& key, int n, const QString& systemPrompt);
+    void inspect(const QString& key);
+    void refreshStats(const QString& key);
+
+signals:
+    void loadProgress(double fraction, const QString& stage);
+    void modelLoaded(const QString& path, const QString& tokenizer, const llamadesk::ModelInfo& info);
+    void loadFailed(const QString& path, int code, const QString& message);
+    void generationStarted(const QString& key);
+    // Pieces are batched: at most one signal every kEmitIntervalMs, plus one with the remainder.
+    void tokenGenerated(const QString& key, const QString& piece, const llamadesk::GenerationStats& stats);
+    // nTurns: the turns the engine holds afterwards, so the window knows whether this one was kept.
+    void generationFinished(const QString& key, const llamadesk::GenerationResult& result, int nTurns);
+    void statsChanged(const QString& key, const llamadesk::ConversationStats& conversation,
+                      const llamadesk::PoolStats& pool);
+    void cacheLayoutReady(const QString& key, const llamadesk::CacheLayout& layout);
+    void error(const QString& key, const QString& message);
+
+private:
+    // The window names conversations by key; the engine's own conversation is made on first use.
+    struct Entry {
+        llamadesk::ConversationId id = -1;
+        std::vector<llamadesk::ChatTurn> pending_turns;
+        std::string system_prompt;
+    };
+    llamadesk::ConversationId ensure(const QString& key);
+    llamadesk::ConversationStats stats_of(const QString& key) const;
+    void report(const QString& key, const llamadesk::Status& status);
+
+    static constexpr int kEmitIntervalMs = 50;
+    llamadesk::Engine engine_;
+    const std::atomic<bool>* cancel_;
+    QHash<QString, Entry> conversations_;
+};

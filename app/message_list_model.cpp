@@ -1,0 +1,96 @@
+#include "message_list_model.h"
+
+int MessageListModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() || !shown_ ? 0 : int(shown_->messages.size());
+}
+
+QVariant MessageListModel::data(const QModelIndex& index, int role) const {
+    if (!shown_ || index.row() < 0 || index.row() >= rowCount())
+        return {};
+    const Message& m = shown_->messages[index.row()];
+    switch (role) {
+    case RoleRole: return m.role == Message::Role::User ? "user" : "assistant";
+    case Qt::DisplayRole:
+    case TextRole: return m.text;
+    case StreamingRole: return m.streaming;
+    case StopReasonRole: return m.stop_reason;
+    case TurnRole: {
+        int turn = -1;  // index of the chat turn this message belongs to
+        for (int i = 0; i <= index.row(); ++i)
+            turn += shown_->messages[i].role == Message::Role::User ? 1 : 0;
+        return turn;
+    }
+    default: return {};
+    }
+}
+
+QHash<int, QByteArray> MessageListModel::roleNames() const {
+    return {{RoleRole, "role"}, {TextRole, "text"}, {StreamingRole, "streaming"},
+            {StopReasonRole, "stopReason"}, {TurnRole, "turn"}};
+}
+
+void MessageListModel::show(Conversation* conversation) {
+    beginResetModel();
+    shown_ = conversation;
+    endResetModel();
+    emit countChanged();
+}
+
+void MessageListModel::append(Conversation* c, const Message& message) {
+    const int row = int(c->messages.size());
+    if (c == shown_)
+        beginInsertRows({}, row, row);
+    c->messages.append(message);
+    if (c == shown_) {
+        endInsertRows();
+        emit countChanged();
+    }
+}
+
+void MessageListModel::appendText(Conversation* c, int row, const QString& piece) {
+    if (row < 0 || row >= c->messages.size())
+        return;
+    c->messages[row].text += piece;
+    changed(c, row);
+}
+
+void MessageListModel::finish(Conversation* c, int row, const QString& text, const QString& stopReason) {
+    if (row < 0 || row >= c->messages.size())
+        return;
+    Message& m = c->messages[row];
+    m.text = text;
+    m.streaming = false;
+    m.stop_reason = stopReason;
+    changed(c, row);
+}
+
+void MessageListModel::truncate(Conversation* c, int n) {
+    const int size = int(c->messages.size());
+    if (n >= size)
+        return;
+    if (c == shown_)
+        beginRemoveRows({}, n, size - 1);
+    c->messages.resize(n);
+    if (c == shown_) {
+        endRemoveRows();
+        emit countChanged();
+    }
+}
+
+void MessageListModel::dropFront(Conversation* c, int n) {
+    n = std::min(n, int(c->messages.size()));
+    if (n <= 0)
+        return;
+    if (c == shown_)
+        beginRemoveRows({}, 0, n - 1);
+    c->messages.remove(0, n);
+    if (c == shown_) {
+        endRemoveRows();
+        emit countChanged();
+    }
+}
+
+void MessageListModel::changed(Conversation* c, int row) {
+    if (c == shown_)
+        emit dataChanged(index(row), index(row));
+}

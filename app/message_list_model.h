@@ -1,0 +1,40 @@
+// The chat view's list: the messages of the current conversation. Every change to any
+// conversation's messages goes through here, so views are told only when the one shown changes.
+#pragma once
+
+#include <QAbstractListModel>
+#include <QtQml/qqmlregistration.h>
+
+#include "conversation.h"
+
+class MessageListModel : public QAbstractListModel {
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("owned by ChatController")
+    Q_PROPERTY(int count READ rowCount NOTIFY countChanged)
+public:
+    enum Roles { RoleRole = Qt::UserRole + 1, TextRole, StreamingRole, StopReasonRole, TurnRole };
+
+    using QAbstractListModel::QAbstractListModel;
+    int rowCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QHash<int, QByteArray> roleNames() const override;
+
+    Conversation* conversation() const { return shown_; }
+    void show(Conversation* conversation);
+
+    void append(Conversation* c, const Message& message);
+    void appendText(Conversation* c, int row, const QString& piece);
+    void finish(Conversation* c, int row, const QString& text, const QString& stopReason);
+    // Keeps the first n messages.
+    void truncate(Conversation* c, int n);
+    // Drops the first n messages.
+    void dropFront(Conversation* c, int n);
+
+signals:
+    void countChanged();
+
+private:
+    void changed(Conversation* c, int row);
+    Conversation* shown_ = nullptr;
+};

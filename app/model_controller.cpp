@@ -1,0 +1,95 @@
+#include "model_controller.h"
+
+#include <QFileInfo>
+#include <QUrl>
+#include <utility>
+
+using namespace llamadesk;
+
+namespace {
+
+QString local_path(const QString& pathOrUrl) {
+    const QUrl url(pathOrUrl);
+    return url.isLocalFile() ? url.toLocalFile() : pathOrUrl;
+}
+
+}  // namespace
+
+ModelController::ModelController(AppSettings* settings, QObject* parent)
+    : QObject(parent), settings_(settings) {
+    connect(settings_, &AppSettings::changed, this, &ModelController::recentChanged);
+}
+
+QString ModelController::parameters() const {
+    const double n = double(info_.n_params);
+    if (n >= 1e9)
+        return QString::number(n / 1e9, 'f', 1) + "B";
+    if (n >= 1e6)
+        return QString::number(n / 1e6, 'f', 0) + "M";
+    return QString::number(n / 1e3, 'f', 0) + "K";
+}
+
+void ModelController::open(const QString& pathOrUrl) {
+    const QString path = local_path(pathOrUrl);
+    load(path, settings_->tokenizerFor(path));
+}
+
+void ModelController::openWithTokenizer(const QString& pathOrUrl) {
+    const QString model = std::exchange(tokenizer_for_, QString());
+    emit needsTokenizerChanged();
+    if (!model.isEmpty())
+        load(model, local_path(pathOrUrl));
+}
+
+void ModelController::cancelTokenizer() {
+    tokenizer_for_.clear();
+    emit needsTokenizerChanged();
+}
+
+void ModelController::reload() {
+    if (has_model_)
+        open(path());
+}
+
+void ModelController::load(const QString& path, const QString& tokenizer) {
+    if (path.isEmpty())
+        return;
+    ++loads_in_flight_;
+    loading_path_ = path;
+    progress_ = 0;
+    stage_ = tr("Opening %1").arg(QFileInfo(path).fileName());
+    emit loadingChanged();
+    emit progressChanged();
+    emit requestLoad(path, tokenizer, settings_->threads(), qint64(settings_->kvCacheMiB()) * 1024 * 1024);
+}
+
+void ModelController::onLoadProgress(double fraction, const QString& stage) {
+    progress_ = fraction;
+    stage_ = stage;
+    emit progressChanged();
+}
+
+void ModelController::onModelLoaded(const QString& path, const QString& tokenizer, const ModelInfo& info) {
+    info_ = info;
+    has_model_ = true;
+    settings_->rememberModel(path, tokenizer);
+    emit modelChanged();
+    finishOne();
+}
+
+void ModelController::onLoadFailed(const QString& path, int code, const QString& message) {
+    if (ErrorCode(code) == ErrorCode::TokenizerMismatch) {
+        tokenizer_for_ = path;
+        tokenizer_message_ = message;
+        emit needsTokenizerChanged();
+    } else {
+        const QString still = has_model_ ? tr(" Still using %1.").arg(name()) : QString();
+        emit errorOccurred(tr("Could not load %1: %2%3").arg(QFileInfo(path).fileName(), message, still));
+    }
+    finishOne();
+}
+
+void ModelController::finishOne() {
+    loads_in_flight_ = qMax(0, loads_in_flight_ - 1);
+    emit loadingChanged();
+}

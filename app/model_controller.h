@@ -1,0 +1,96 @@
+// Which model is loaded and loading: open a checkpoint (file dialog, drop, recent list), load
+// progress, the header's figures, the tokenizer question, and load errors. A failed load changes
+// nothing here: the previous model's figures stay, as the previous model stays in the engine.
+#pragma once
+
+#include <QObject>
+#include <QStringList>
+#include <QtQml/qqmlregistration.h>
+
+#include "app_settings.h"
+#include "engine_types.h"
+
+class ModelController : public QObject {
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("owned by AppContext")
+    Q_PROPERTY(bool hasModel READ hasModel NOTIFY modelChanged)
+    Q_PROPERTY(QString name READ name NOTIFY modelChanged)
+    Q_PROPERTY(QString path READ path NOTIFY modelChanged)
+    Q_PROPERTY(QString format READ format NOTIFY modelChanged)
+    Q_PROPERTY(QString dtype READ dtype NOTIFY modelChanged)
+    Q_PROPERTY(QString parameters READ parameters NOTIFY modelChanged)
+    Q_PROPERTY(int layers READ layers NOTIFY modelChanged)
+    Q_PROPERTY(int heads READ heads NOTIFY modelChanged)
+    Q_PROPERTY(int kvHeads READ kvHeads NOTIFY modelChanged)
+    Q_PROPERTY(int contextLength READ contextLength NOTIFY modelChanged)
+    Q_PROPERTY(QString backend READ backend NOTIFY modelChanged)
+    Q_PROPERTY(QString device READ device NOTIFY modelChanged)
+    Q_PROPERTY(int threads READ threads NOTIFY modelChanged)
+    Q_PROPERTY(bool loading READ loading NOTIFY loadingChanged)
+    Q_PROPERTY(QString loadingPath READ loadingPath NOTIFY loadingChanged)
+    Q_PROPERTY(double progress READ progress NOTIFY progressChanged)
+    Q_PROPERTY(QString stage READ stage NOTIFY progressChanged)
+    Q_PROPERTY(bool needsTokenizer READ needsTokenizer NOTIFY needsTokenizerChanged)
+    Q_PROPERTY(QString tokenizerMessage READ tokenizerMessage NOTIFY needsTokenizerChanged)
+    Q_PROPERTY(QStringList recentCheckpoints READ recentCheckpoints NOTIFY recentChanged)
+public:
+    explicit ModelController(AppSettings* settings, QObject* parent = nullptr);
+
+    bool hasModel() const { return has_model_; }
+    QString name() const { return QString::fromStdString(info_.name); }
+    QString path() const { return QString::fromStdString(info_.path); }
+    QString format() const { return QString::fromStdString(info_.format); }
+    QString dtype() const { return QString::fromStdString(info_.weight_dtype); }
+    QString parameters() const;  // "260K", "6.7B"
+    int layers() const { return info_.n_layers; }
+    int heads() const { return info_.n_heads; }
+    int kvHeads() const { return info_.n_kv_heads; }
+    int contextLength() const { return info_.context_length; }
+    QString backend() const { return QString::fromStdString(info_.backend); }
+    QString device() const { return QString::fromStdString(info_.device); }
+    int threads() const { return info_.n_threads; }
+    bool loading() const { return loads_in_flight_ > 0; }
+    QString loadingPath() const { return loading_path_; }
+    double progress() const { return progress_; }
+    QString stage() const { return stage_; }
+    bool needsTokenizer() const { return !tokenizer_for_.isEmpty(); }
+    QString tokenizerMessage() const { return tokenizer_message_; }
+    QStringList recentCheckpoints() const { return settings_->recentCheckpoints(); }
+
+    // A local path or a file:// URL, from the dialog, a drop or the recent list.
+    Q_INVOKABLE void open(const QString& pathOrUrl);
+    // Retries the checkpoint that asked for a tokenizer with this one.
+    Q_INVOKABLE void openWithTokenizer(const QString& pathOrUrl);
+    Q_INVOKABLE void cancelTokenizer();
+    // Loads the current model again, e.g. after threads or the KV budget changed.
+    Q_INVOKABLE void reload();
+    void load(const QString& path, const QString& tokenizer);
+
+public slots:
+    void onLoadProgress(double fraction, const QString& stage);
+    void onModelLoaded(const QString& path, const QString& tokenizer, const llamadesk::ModelInfo& info);
+    void onLoadFailed(const QString& path, int code, const QString& message);
+
+signals:
+    void requestLoad(const QString& path, const QString& tokenizer, int threads, qint64 kvCacheBytes);
+    void modelChanged();
+    void loadingChanged();
+    void progressChanged();
+    void needsTokenizerChanged();
+    void recentChanged();
+    void errorOccurred(const QString& message);
+
+private:
+    void finishOne();
+
+    AppSettings* settings_;
+    llamadesk::ModelInfo info_;
+    bool has_model_ = false;
+    int loads_in_flight_ = 0;
+    QString loading_path_;
+    double progress_ = 0;
+    QString stage_;
+    QString tokenizer_for_;  // the checkpoint waiting for a tokenizer file
+    QString tokenizer_message_;
+};

@@ -1,0 +1,38 @@
+#include "screenshot.h"
+
+#include <QGuiApplication>
+#include <QImage>
+#include <QQmlApplicationEngine>
+#include <QQuickWindow>
+#include <QTimer>
+
+#include "app_context.h"
+
+namespace {
+
+void save_and_quit(QQmlApplicationEngine* engine, const QString& path) {
+    auto* window = engine->rootObjects().isEmpty() ? nullptr
+                                                   : qobject_cast<QQuickWindow*>(engine->rootObjects().first());
+    const bool saved = window && window->grabWindow().save(path);
+    if (!saved)
+        qWarning("could not save the screenshot to %s", qPrintable(path));
+    QCoreApplication::exit(saved ? 0 : 1);
+}
+
+}  // namespace
+
+void capture_screenshot_after_answer(QQmlApplicationEngine* engine, AppContext* app,
+                                     const QString& prompt, const QString& path) {
+    ChatController* chat = app->chat();
+    QObject::connect(app->model(), &ModelController::modelChanged, chat, [chat, prompt] {
+        chat->send(prompt);
+    });
+    QObject::connect(chat, &ChatController::generatingChanged, engine, [engine, chat, path] {
+        if (!chat->generating())  // let the last frame of the answer render first
+            QTimer::singleShot(400, engine, [engine, path] { save_and_quit(engine, path); });
+    });
+    QObject::connect(app->model(), &ModelController::loadingChanged, engine, [engine, app, path] {
+        if (!app->model()->loading() && !app->model()->hasModel())
+            QTimer::singleShot(400, engine, [engine, path] { save_and_quit(engine, path); });
+    });
+}

@@ -1,0 +1,72 @@
+#include "backends/cpu/attention.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace llamadesk::cpu {
+
+Attention::Attention(const ModelConfig& config, int n_threads)
+    : n_heads_(config.n_heads), n_kv_heads_(config.n_kv_heads), head_dim_(config.head_dim()),
+      seq_len_(config.seq_len), scratch_(size_t(n_threads)) {
+    const size_t rows = size_t(kQueryChunk) * size_t(config.n_rep());
+    for (Scratch& s : scratch_) {
+        s.queries.resize(rows * size_t(head_dim_));
+        s.scores.resize(rows * size_t(seq_len_));
+    }
+}
+
+void Attention::run(ThreadPool& pool, const Kernels& kernels, int layer, const float* q, int n,
+                    int start_pos, const float* kv_pool, const KvLayout& layout, BlockTableView table,
+                    float* out) {
+    const int n_rep = n_heads_ / n_kv_heads_;
+    const int dim = n_heads_ * head_dim_;
+    const int block_size = layout.block_size;
+    const float scale = 1.0f / std::sqrt(float(head_dim_));
+    const int n_chunks = (n + kQueryChunk - 1) / kQueryChunk;
+
+    // Later chunks attend to more positions: hand them out first so the work evens out.
+    pool.parallel_for(int64_t(n_chunks) * n_kv_heads_, [&](int64_t item, int thread) {
+        Scratch& s = scratch_[size_t(thread)];
+        const int chunk = n_chunks - 1 - int(item / n_kv_heads_);
+        const int kv_head = int(item % n_kv_heads_);
+        const int t0 = chunk * kQueryChunk, t1 = std::min(n, t0 + kQueryChunk);
+        const int n_rows = (t1 - t0) * n_rep;  // rows (token, query head of this kv head)
+        const int n_ctx = start_pos + t1;      // positions the chunk's last token sees
+        const int ld_scores = n_ctx;
+
+        // queries (n_rows, head_dim): the n_rep heads of a token are adjacent in q
+        for (int t = t0; t < t1; ++t)
+            for (int r = 0; r < n_rep; ++r) {
+                const float* src = q + int64_t(t) * dim + (kv_head * n_rep + r) * head_dim_;
+                float* dst = s.queries.data() + int64_t((t - t0) * n_rep + r) * head_dim_;
+                for (int d = 0; d < head_dim_; ++d) dst[d] = src[d] * scale;
+            }
+
+        // scores (n_rows, n_ctx) = queries . keys^T, one block of keys at a time
+        for (int pos = 0; pos < n_ctx; pos += block_size) {
+            const KvSlot slot = kv_slot(table.blocks, block_size, pos);
+            const float* keys = kv_pool + layout.offset(slot.block, layer, 0, kv_head, 0);  // (block_size, head_dim)
+            kernels.gemm_f32(s.queries.data(), head_dim_, n_rows, keys, head_dim_,
+                             std::min(block_size, n_ctx - pos), head_dim_, s.scores.data() + pos, ld_scores);
+        }
+
+        // each row: softmax over its causal prefix, then the weighted sum of values
+        for (int t = t0; t < t1; ++t) {
+            const int n_seen = start_pos + t + 1;
+            for (int r = 0; r < n_rep; ++r) {
+                float* scores = s.scores.data() + int64_t((t - t0) * n_rep + r) * ld_scores;
+                float* o = out + int64_t(t) * dim + (kv_head * n_rep + r) * head_dim_;
+                kernels.softmax(scores, n_seen);
+                std::fill(o, o + head_dim_, 0.0f);
+                for (int pos = 0; pos < n_seen; pos += block_size) {
+                    const KvSlot slot = kv_slot(table.blocks, block_size, pos);
+                    const float* values = kv_pool + layout.offset(slot.block, layer, 1, kv_head, 0);
+                    kernels.weighted_rows(scores + pos, values, head_dim_, std::min(block_size, n_seen - pos),
+                                          head_dim_, o);
+                }
+            }
+        }
+    });
+}
+
+}  // namespace llamadesk::cpu

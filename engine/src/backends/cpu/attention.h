@@ -1,0 +1,38 @@
+// Grouped-query attention over the paged KV cache. Query head h reads kv head h / n_rep straight
+// from the pool: keys and values are never copied or repeated. Work is split into (kv head, chunk
+// of query tokens) items that run in parallel; within an item the n_rep query heads of the kv head
+// and the chunk's tokens form one small matrix, so each key tile is loaded once for all of them.
+#pragma once
+
+#include <vector>
+
+#include "backends/cpu/kernels.h"
+#include "backends/cpu/thread_pool.h"
+#include "cache/kv_layout.h"
+#include "model/model_config.h"
+
+namespace llamadesk::cpu {
+
+class Attention {
+public:
+    Attention(const ModelConfig& config, int n_threads);
+
+    // out (n, n_heads * head_dim) = softmax(q k^T / sqrt(head_dim)) v for the n tokens at positions
+    // start_pos .. start_pos + n - 1, each attending to positions 0 .. its own (causal). Reads the
+    // keys and values of positions 0 .. start_pos + n - 1 of `layer` through the block table.
+    void run(ThreadPool& pool, const Kernels& kernels, int layer, const float* q, int n, int start_pos,
+             const float* kv_pool, const KvLayout& layout, BlockTableView table, float* out);
+
+private:
+    static constexpr int kQueryChunk = 16;  // query tokens per work item
+
+    struct Scratch {
+        std::vector<float> queries;  // (kQueryChunk * n_rep, head_dim), scaled by 1/sqrt(head_dim)
+        std::vector<float> scores;   // (kQueryChunk * n_rep, seq_len)
+    };
+
+    int n_heads_, n_kv_heads_, head_dim_, seq_len_;
+    std::vector<Scratch> scratch_;  // one per thread
+};
+
+}  // namespace llamadesk::cpu

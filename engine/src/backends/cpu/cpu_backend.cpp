@@ -1,0 +1,175 @@
+#include "backends/cpu/cpu_backend.h"
+
+#include <algorithm>
+#include <new>
+#include <thread>
+
+#include "backends/cpu/matmul.h"
+#include "core/error.h"
+
+namespace llamadesk {
+
+namespace cpu {
+
+namespace {
+
+constexpr int kMaxBatch = 256;
+
+std::vector<float> to_f32(const TensorView& t) {
+    std::vector<float> out(size_t(t.n_elements()));
+    for (size_t i = 0; i < out.size(); ++i) out[i] = load_as_f32(t.data, t.dtype, i);
+    return out;
+}
+
+void check_shape(const TensorView& t, int64_t rows, int64_t cols) {
+    if (t.data == nullptr || t.rows != rows || t.cols != cols)
+        fail(ErrorCode::BadFormat, "tensor " + t.name + " has shape (" + std::to_string(t.rows) + ", " +
+                                       std::to_string(t.cols) + "), the model needs (" + std::to_string(rows) +
+                                       ", " + std::to_string(cols) + ")");
+}
+
+void check_weights(const ModelConfig& c, const ModelWeights& w) {
+    if (int(w.layers.size()) != c.n_layers)
+        fail(ErrorCode::BadFormat, "checkpoint has " + std::to_string(w.layers.size()) + " layers, config says " +
+                                       std::to_string(c.n_layers));
+    check_shape(w.token_embedding, c.vocab_size, c.dim);
+    check_shape(w.final_norm, 1, c.dim);
+    check_shape(w.output, c.vocab_size, c.dim);
+    for (const LayerWeights& l : w.layers) {
+        check_shape(l.attention_norm, 1, c.dim);
+        check_shape(l.wq, c.dim, c.dim);
+        check_shape(l.wk, c.kv_dim(), c.dim);
+        check_shape(l.wv, c.kv_dim(), c.dim);
+        check_shape(l.wo, c.dim, c.dim);
+        check_shape(l.ffn_norm, 1, c.dim);
+        check_shape(l.w1, c.hidden_dim, c.dim);
+        check_shape(l.w2, c.dim, c.hidden_dim);
+        check_shape(l.w3, c.hidden_dim, c.dim);
+    }
+}
+
+int default_threads(int requested) {
+    if (requested > 0) return requested;
+    return std::max(1, int(std::thread::hardware_concurrency()));
+}
+
+}  // namespace
+
+CpuBackend::CpuBackend(const Checkpoint& ckpt, const CpuBackendOptions& opts, const Kernels& kernels)
+    : config_(ckpt.config), weights_(ckpt.weights), storage_(ckpt.storage), kernels_(kernels),
+      pool_(default_threads(opts.n_threads)), attention_(config_, pool_.size()),
+      rope_(config_.head_dim(), config_.seq_len, config_.rope_theta),
+      max_batch_(std::min(kMaxBatch, config_.seq_len)) {
+    check_weights(config_, weights_);
+    for (const LayerWeights& l : weights_.layers) norms_.push_back({to_f32(l.attention_norm), to_f32(l.ffn_norm)});
+    final_norm_ = to_f32(weights_.final_norm);
+
+    const size_t b = size_t(max_batch_);
+    x_.resize(b * config_.dim);
+    xb_.resize(b * config_.dim);
+    q_.resize(b * config_.dim);
+    k_.resize(b * config_.kv_dim());
+    v_.resize(b * config_.kv_dim());
+    att_.resize(b * config_.dim);
+    hb_.resize(b * config_.hidden_dim);
+    hb2_.resize(b * config_.hidden_dim);
+}
+
+std::string CpuBackend::device_description() const {
+    return "CPU, " + std::to_string(pool_.size()) + " threads, " + kernels_.isa + " kernels";
+}
+
+void CpuBackend::allocate_kv_pool(const KvLayout& layout, int n_blocks) {
+    if (layout.n_layers != config_.n_layers || layout.n_kv_heads != config_.n_kv_heads ||
+        layout.head_dim != config_.head_dim() || layout.block_size <= 0 || n_blocks < 0)
+        fail(ErrorCode::InvalidArgument, "KV layout does not match the model");
+    const int64_t elements = layout.block_elements() * n_blocks;
+    std::unique_ptr<float[]> pool(new (std::nothrow) float[size_t(std::max<int64_t>(elements, 1))]);
+    if (!pool)
+        fail(ErrorCode::OutOfMemory, "cannot allocate the KV cache: " + std::to_string(n_blocks) + " blocks of " +
+                                         std::to_string(layout.block_elements() * 4) + " bytes");
+    kv_pool_ = std::move(pool);
+    layout_ = layout;
+    n_pool_blocks_ = n_blocks;
+}
+
+int64_t CpuBackend::kv_bytes_per_block() const {
+    return layout_.block_elements() * int64_t(sizeof(float));
+}
+
+void CpuBackend::check_call(std::span<const int32_t> tokens, int start_pos, BlockTableView table) const {
+    const int64_t end = int64_t(start_pos) + int64_t(tokens.size());
+    if (!kv_pool_) fail(ErrorCode::Internal, "forward called before the KV pool was allocated");
+    if (tokens.empty() || start_pos < 0 || end > config_.seq_len)
+        fail(ErrorCode::ContextFull, "positions " + std::to_string(start_pos) + ".." + std::to_string(end) +
+                                         " exceed the model's context of " + std::to_string(config_.seq_len));
+    if (int64_t(table.n_blocks) * layout_.block_size < end)
+        fail(ErrorCode::Internal, "block table of " + std::to_string(table.n_blocks) + " blocks does not cover " +
+                                      std::to_string(end) + " positions");
+    for (int i = 0; i * layout_.block_size < end; ++i)
+        if (table.blocks[i] < 0 || table.blocks[i] >= n_pool_blocks_)
+            fail(ErrorCode::Internal, "block table entry " + std::to_string(table.blocks[i]) + " is outside the pool");
+    for (int32_t t : tokens)
+        if (t < 0 || t >= config_.vocab_size)
+            fail(ErrorCode::InvalidArgument, "token id " + std::to_string(t) + " is outside the vocabulary");
+}
+
+void CpuBackend::forward(std::span<const int32_t> tokens, int start_pos, BlockTableView table, float* logits,
+                         bool all_logits) {
+    check_call(tokens, start_pos, table);
+    const int n = int(tokens.size());
+    for (int begin = 0; begin < n; begin += max_batch_) {
+        const int count = std::min(max_batch_, n - begin);
+        const bool last = begin + count == n;
+        float* chunk_logits = all_logits ? logits + int64_t(begin) * config_.vocab_size : last ? logits : nullptr;
+        forward_batch(tokens.subspan(size_t(begin), size_t(count)), start_pos + begin, table, chunk_logits,
+                      all_logits);
+    }
+}
+
+// One batch of n tokens through the model, as in llama2.c's forward() and Meta's model.py:
+// h = x + attention(norm(x)); out = h + ffn(norm(h)).
+void CpuBackend::forward_batch(std::span<const int32_t> tokens, int start_pos, BlockTableView table,
+                               float* logits, bool all_logits) {
+    const ModelConfig& c = config_;
+    const int n = int(tokens.size());
+    const int dim = c.dim, kv_dim = c.kv_dim(), hidden = c.hidden_dim;
+
+    embed(weights_.token_embedding, tokens, x_.data());
+    for (int l = 0; l < c.n_layers; ++l) {
+        const LayerWeights& w = weights_.layers[size_t(l)];
+        rmsnorm(kernels_, x_.data(), norms_[size_t(l)].attention.data(), n, dim, c.norm_eps, xb_.data());
+        const Matmul qkv[] = {{xb_.data(), dim, &w.wq, q_.data(), dim},
+                              {xb_.data(), dim, &w.wk, k_.data(), kv_dim},
+                              {xb_.data(), dim, &w.wv, v_.data(), kv_dim}};
+        matmuls(pool_, kernels_, n, qkv);
+        rope_.apply(q_.data(), n, c.n_heads, start_pos);
+        rope_.apply(k_.data(), n, c.n_kv_heads, start_pos);
+        store_kv(layout_, l, k_.data(), v_.data(), n, start_pos, table, kv_pool_.get());
+        attention_.run(pool_, kernels_, l, q_.data(), n, start_pos, kv_pool_.get(), layout_, table, att_.data());
+        matmul(pool_, kernels_, n, {att_.data(), dim, &w.wo, xb_.data(), dim});
+        add_in_place(x_.data(), xb_.data(), int64_t(n) * dim);
+
+        rmsnorm(kernels_, x_.data(), norms_[size_t(l)].ffn.data(), n, dim, c.norm_eps, xb_.data());
+        const Matmul gate_up[] = {{xb_.data(), dim, &w.w1, hb_.data(), hidden},
+                                  {xb_.data(), dim, &w.w3, hb2_.data(), hidden}};
+        matmuls(pool_, kernels_, n, gate_up);
+        kernels_.swiglu(hb_.data(), hb2_.data(), int64_t(n) * hidden);
+        matmul(pool_, kernels_, n, {hb_.data(), hidden, &w.w2, xb_.data(), dim});
+        add_in_place(x_.data(), xb_.data(), int64_t(n) * dim);
+    }
+    if (!logits) return;  // an earlier chunk of a prompt whose last token's logits are wanted
+
+    const int first = all_logits ? 0 : n - 1;  // rows whose logits are wanted
+    float* xf = xb_.data() + int64_t(first) * dim;
+    rmsnorm(kernels_, x_.data() + int64_t(first) * dim, final_norm_.data(), n - first, dim, c.norm_eps, xf);
+    matmul(pool_, kernels_, n - first, {xf, dim, &weights_.output, logits, c.vocab_size});
+}
+
+}  // namespace cpu
+
+std::unique_ptr<Backend> make_cpu_backend(const Checkpoint& ckpt, const CpuBackendOptions& opts) {
+    return std::make_unique<cpu::CpuBackend>(ckpt, opts);
+}
+
+}  // namespace llamadesk

@@ -1,0 +1,62 @@
+// Kernels for AVX2 + FMA + F16C (compiled with -mavx2 -mfma -mf16c; used only when the CPU has them).
+#include <immintrin.h>
+
+#include "backends/cpu/kernels.h"
+
+namespace llamadesk::cpu {
+namespace {
+
+struct Simd {
+    using V = __m256;
+    static constexpr int W = 8;
+    static constexpr int TM = 4;  // 4 x 3 tile: 12 accumulators + 3 weights + 1 activation = 16 registers
+    static constexpr int TN = 3;
+
+    static V zero() { return _mm256_setzero_ps(); }
+    static V set1(float a) { return _mm256_set1_ps(a); }
+    static V load(const float* p) { return _mm256_loadu_ps(p); }
+    static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
+    static V load_f16(const uint16_t* p) {
+        return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    }
+    static V load_bf16(const uint16_t* p) {  // bf16 is the top half of an f32
+        const __m256i wide = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+        return _mm256_castsi256_ps(_mm256_slli_epi32(wide, 16));
+    }
+    static float f16_scalar(uint16_t h) { return _cvtsh_ss(h); }
+    static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+    static V add(V a, V b) { return _mm256_add_ps(a, b); }
+    static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
+    static V div(V a, V b) { return _mm256_div_ps(a, b); }
+    static V max(V a, V b) { return _mm256_max_ps(a, b); }
+    static V min(V a, V b) { return _mm256_min_ps(a, b); }
+    static V round(V a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+    static V pow2n(V n) {
+        const __m256i e = _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127));
+        return _mm256_castsi256_ps(_mm256_slli_epi32(e, 23));
+    }
+    static V select_gt(V a, V b, V x, V y) { return _mm256_blendv_ps(y, x, _mm256_cmp_ps(a, b, _CMP_GT_OQ)); }
+    static float hsum(V v) {
+        __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+        s = _mm_add_ss(s, _mm_movehdup_ps(s));
+        return _mm_cvtss_f32(s);
+    }
+    static float hmax(V v) {
+        __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+        s = _mm_max_ss(s, _mm_movehdup_ps(s));
+        return _mm_cvtss_f32(s);
+    }
+};
+
+#include "backends/cpu/kernels_impl.h"
+
+}  // namespace
+
+const Kernels& avx2_kernels() {
+    static const Kernels kernels = make_kernels("avx2");
+    return kernels;
+}
+
+}  // namespace llamadesk::cpu

@@ -1,0 +1,54 @@
+// Kernels for AVX-512 F (compiled with -mavx512f; used only when the CPU has it).
+#include <immintrin.h>
+
+#include "backends/cpu/kernels.h"
+
+namespace llamadesk::cpu {
+namespace {
+
+struct Simd {
+    using V = __m512;
+    static constexpr int W = 16;
+    static constexpr int TM = 4;  // 4 x 6 tile: 24 accumulators + 6 weights + 1 activation of 32 registers
+    static constexpr int TN = 6;
+
+    static V zero() { return _mm512_setzero_ps(); }
+    static V set1(float a) { return _mm512_set1_ps(a); }
+    static V load(const float* p) { return _mm512_loadu_ps(p); }
+    static void store(float* p, V v) { _mm512_storeu_ps(p, v); }
+    static V load_f16(const uint16_t* p) {
+        return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+    }
+    static V load_bf16(const uint16_t* p) {  // bf16 is the top half of an f32
+        const __m512i wide = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+        return _mm512_castsi512_ps(_mm512_slli_epi32(wide, 16));
+    }
+    static float f16_scalar(uint16_t h) { return _cvtsh_ss(h); }
+    static V fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+    static V add(V a, V b) { return _mm512_add_ps(a, b); }
+    static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
+    static V div(V a, V b) { return _mm512_div_ps(a, b); }
+    static V max(V a, V b) { return _mm512_max_ps(a, b); }
+    static V min(V a, V b) { return _mm512_min_ps(a, b); }
+    static V round(V a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+    static V pow2n(V n) {
+        const __m512i e = _mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127));
+        return _mm512_castsi512_ps(_mm512_slli_epi32(e, 23));
+    }
+    static V select_gt(V a, V b, V x, V y) {
+        return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_GT_OQ), y, x);
+    }
+    static float hsum(V v) { return _mm512_reduce_add_ps(v); }
+    static float hmax(V v) { return _mm512_reduce_max_ps(v); }
+};
+
+#include "backends/cpu/kernels_impl.h"
+
+}  // namespace
+
+const Kernels& avx512_kernels() {
+    static const Kernels kernels = make_kernels("avx512");
+    return kernels;
+}
+
+}  // namespace llamadesk::cpu

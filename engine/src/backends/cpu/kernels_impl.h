@@ -1,0 +1,231 @@
+// The kernel bodies, written once over a small SIMD vocabulary `Simd` that each kernels_<isa>.cpp
+// defines before including this file inside an anonymous namespace (so nothing here is shared
+// between files compiled with different instruction sets).
+//
+// Simd provides: V (a vector of W floats), TM x TN (the GEMM micro-tile: activation rows x weight
+// rows), zero, set1, load, store, load_f16, load_bf16, f16_scalar, fma, add, mul, div, max, min,
+// round, pow2n (2^n for whole n), hsum, hmax.
+//
+// GEMM layout: both x (n, k) and w (rows, k) are contiguous along k, so each output is a dot
+// product. A TM x TN tile keeps TM*TN vector accumulators in registers and, per step of W
+// elements, loads TM activation vectors and TN weight vectors: every weight vector loaded feeds TM
+// FMAs, which is what makes prefill compute-bound rather than memory-bound.
+
+enum class WeightKind { F32, F16, BF16 };
+
+template <WeightKind K> struct WeightElement { using type = uint16_t; };
+template <> struct WeightElement<WeightKind::F32> { using type = float; };
+
+template <WeightKind K>
+inline Simd::V load_weights(const typename WeightElement<K>::type* p) {
+    if constexpr (K == WeightKind::F32) return Simd::load(p);
+    else if constexpr (K == WeightKind::F16) return Simd::load_f16(p);
+    else return Simd::load_bf16(p);
+}
+
+template <WeightKind K>
+inline float weight_scalar(const typename WeightElement<K>::type* p) {
+    if constexpr (K == WeightKind::F32) {
+        return *p;
+    } else if constexpr (K == WeightKind::F16) {
+        return Simd::f16_scalar(*p);
+    } else {
+        const uint32_t bits = uint32_t(*p) << 16;
+        float f;
+        __builtin_memcpy(&f, &bits, 4);
+        return f;
+    }
+}
+
+// y (RM, RN) = x (RM, k) . w (RN, k)^T
+template <WeightKind K, int RM, int RN>
+void gemm_tile(const float* x, int64_t ldx, const typename WeightElement<K>::type* w, int64_t ldw,
+               int k, float* y, int64_t ldy) {
+    Simd::V acc[RM][RN];
+#pragma GCC unroll 8
+    for (int i = 0; i < RM; ++i)
+#pragma GCC unroll 8
+        for (int j = 0; j < RN; ++j) acc[i][j] = Simd::zero();
+
+    const int k_vec = k - k % Simd::W;
+    for (int p = 0; p < k_vec; p += Simd::W) {
+        Simd::V wv[RN];
+#pragma GCC unroll 8
+        for (int j = 0; j < RN; ++j) wv[j] = load_weights<K>(w + j * ldw + p);
+#pragma GCC unroll 8
+        for (int i = 0; i < RM; ++i) {
+            const Simd::V xv = Simd::load(x + i * ldx + p);
+#pragma GCC unroll 8
+            for (int j = 0; j < RN; ++j) acc[i][j] = Simd::fma(xv, wv[j], acc[i][j]);
+        }
+    }
+    for (int i = 0; i < RM; ++i) {
+        for (int j = 0; j < RN; ++j) {
+            float sum = Simd::hsum(acc[i][j]);
+            for (int p = k_vec; p < k; ++p) sum += x[i * ldx + p] * weight_scalar<K>(w + j * ldw + p);
+            y[i * ldy + j] = sum;
+        }
+    }
+}
+
+// Edge tiles: picks the instantiation for rm <= RM activation rows and rn <= RN weight rows.
+template <WeightKind K, int RM, int RN>
+void gemm_edge_rows(int rn, const float* x, int64_t ldx, const typename WeightElement<K>::type* w,
+                    int64_t ldw, int k, float* y, int64_t ldy) {
+    if constexpr (RN > 1) {
+        if (rn < RN) return gemm_edge_rows<K, RM, RN - 1>(rn, x, ldx, w, ldw, k, y, ldy);
+    }
+    gemm_tile<K, RM, RN>(x, ldx, w, ldw, k, y, ldy);
+}
+
+template <WeightKind K, int RM>
+void gemm_edge(int rm, int rn, const float* x, int64_t ldx, const typename WeightElement<K>::type* w,
+               int64_t ldw, int k, float* y, int64_t ldy) {
+    if constexpr (RM > 1) {
+        if (rm < RM) return gemm_edge<K, RM - 1>(rm, rn, x, ldx, w, ldw, k, y, ldy);
+    }
+    gemm_edge_rows<K, RM, Simd::TN>(rn, x, ldx, w, ldw, k, y, ldy);
+}
+
+// Weight rows outside, activation rows inside: a tile of TN weight rows stays in L1 while every
+// TM-row slice of x passes over it. Callers keep n small enough for x to stay in L2.
+template <WeightKind K>
+void gemm(const float* x, int64_t ldx, int n, const void* weights, int64_t ldw, int rows, int k,
+          float* y, int64_t ldy) {
+    const auto* w = static_cast<const typename WeightElement<K>::type*>(weights);
+    for (int r = 0; r < rows; r += Simd::TN) {
+        const int rn = rows - r < Simd::TN ? rows - r : Simd::TN;
+        for (int t = 0; t < n; t += Simd::TM) {
+            const int rm = n - t < Simd::TM ? n - t : Simd::TM;
+            gemm_edge<K, Simd::TM>(rm, rn, x + t * ldx, ldx, w + r * ldw, ldw, k, y + t * ldy + r, ldy);
+        }
+    }
+}
+
+void weighted_rows(const float* p, const float* v, int64_t ldv, int m, int n, float* out) {
+    constexpr int W = Simd::W;
+    int d = 0;
+    for (; d + 4 * W <= n; d += 4 * W) {
+        Simd::V a0 = Simd::load(out + d), a1 = Simd::load(out + d + W);
+        Simd::V a2 = Simd::load(out + d + 2 * W), a3 = Simd::load(out + d + 3 * W);
+        for (int j = 0; j < m; ++j) {
+            const Simd::V pj = Simd::set1(p[j]);
+            const float* vj = v + j * ldv + d;
+            a0 = Simd::fma(pj, Simd::load(vj), a0);
+            a1 = Simd::fma(pj, Simd::load(vj + W), a1);
+            a2 = Simd::fma(pj, Simd::load(vj + 2 * W), a2);
+            a3 = Simd::fma(pj, Simd::load(vj + 3 * W), a3);
+        }
+        Simd::store(out + d, a0);
+        Simd::store(out + d + W, a1);
+        Simd::store(out + d + 2 * W, a2);
+        Simd::store(out + d + 3 * W, a3);
+    }
+    for (; d + W <= n; d += W) {
+        Simd::V a = Simd::load(out + d);
+        for (int j = 0; j < m; ++j) a = Simd::fma(Simd::set1(p[j]), Simd::load(v + j * ldv + d), a);
+        Simd::store(out + d, a);
+    }
+    for (; d < n; ++d) {
+        float a = out[d];
+        for (int j = 0; j < m; ++j) a += p[j] * v[j * ldv + d];
+        out[d] = a;
+    }
+}
+
+// exp(x) for x in float range (Cephes' method): x = n ln2 + r with |r| <= ln2/2, exp(r) by a
+// degree-6 polynomial, times 2^n. Below -87.3 the result is 0 (2^n would leave the normal range).
+inline Simd::V exp_vec(Simd::V x) {
+    const Simd::V lo = Simd::set1(-87.3f);
+    x = Simd::min(Simd::max(x, lo), Simd::set1(88.3f));
+    const Simd::V n = Simd::round(Simd::mul(x, Simd::set1(1.44269504088896341f)));
+    Simd::V r = Simd::fma(n, Simd::set1(-0.693359375f), x);
+    r = Simd::fma(n, Simd::set1(2.12194440e-4f), r);
+    Simd::V p = Simd::set1(1.9875691500e-4f);
+    p = Simd::fma(p, r, Simd::set1(1.3981999507e-3f));
+    p = Simd::fma(p, r, Simd::set1(8.3334519073e-3f));
+    p = Simd::fma(p, r, Simd::set1(4.1665795894e-2f));
+    p = Simd::fma(p, r, Simd::set1(1.6666665459e-1f));
+    p = Simd::fma(p, r, Simd::set1(5.0000001201e-1f));
+    p = Simd::fma(p, Simd::mul(r, r), Simd::add(r, Simd::set1(1.0f)));
+    return Simd::select_gt(x, lo, Simd::mul(p, Simd::pow2n(n)), Simd::zero());
+}
+
+// Applies f to x[0..n) in vectors; the tail goes through a padded vector (pad must be harmless for f).
+template <class F>
+void map_in_place(float* x, int64_t n, float pad, F f) {
+    constexpr int W = Simd::W;
+    int64_t i = 0;
+    for (; i + W <= n; i += W) Simd::store(x + i, f(Simd::load(x + i), i));
+    if (i < n) {
+        float tail[W];
+        for (int j = 0; j < W; ++j) tail[j] = i + j < n ? x[i + j] : pad;
+        Simd::store(tail, f(Simd::load(tail), i));
+        for (int j = 0; i + j < n; ++j) x[i + j] = tail[j];
+    }
+}
+
+void softmax(float* x, int n) {
+    constexpr int W = Simd::W;
+    float max_value = x[0];
+    int i = 0;
+    if (n >= W) {
+        Simd::V m = Simd::load(x);
+        for (i = W; i + W <= n; i += W) m = Simd::max(m, Simd::load(x + i));
+        max_value = Simd::hmax(m);
+    }
+    for (; i < n; ++i) max_value = x[i] > max_value ? x[i] : max_value;
+
+    const Simd::V max_v = Simd::set1(max_value);
+    Simd::V sum = Simd::zero();
+    map_in_place(x, n, -1e30f, [&](Simd::V v, int64_t) {
+        const Simd::V e = exp_vec(Simd::add(v, Simd::mul(max_v, Simd::set1(-1.0f))));
+        sum = Simd::add(sum, e);  // padding contributes exp(-huge) = 0
+        return e;
+    });
+    const Simd::V scale = Simd::set1(1.0f / Simd::hsum(sum));
+    map_in_place(x, n, 0.0f, [&](Simd::V v, int64_t) { return Simd::mul(v, scale); });
+}
+
+void swiglu(float* gate, const float* up, int64_t n) {
+    // silu(g) * u = g * u / (1 + exp(-g)); the tail's padded lanes are computed but not stored
+    map_in_place(gate, n, 0.0f, [&](Simd::V g, int64_t i) {
+        Simd::V u;
+        if (i + Simd::W <= n) {
+            u = Simd::load(up + i);
+        } else {
+            float tail[Simd::W];
+            for (int j = 0; j < Simd::W; ++j) tail[j] = i + j < n ? up[i + j] : 0.0f;
+            u = Simd::load(tail);
+        }
+        const Simd::V one = Simd::set1(1.0f);
+        const Simd::V denom = Simd::add(one, exp_vec(Simd::mul(g, Simd::set1(-1.0f))));
+        return Simd::div(Simd::mul(g, u), denom);
+    });
+}
+
+float sum_squares(const float* x, int n) {
+    constexpr int W = Simd::W;
+    Simd::V a0 = Simd::zero(), a1 = Simd::zero();
+    int i = 0;
+    for (; i + 2 * W <= n; i += 2 * W) {
+        const Simd::V v0 = Simd::load(x + i), v1 = Simd::load(x + i + W);
+        a0 = Simd::fma(v0, v0, a0);
+        a1 = Simd::fma(v1, v1, a1);
+    }
+    float sum = Simd::hsum(Simd::add(a0, a1));
+    for (; i < n; ++i) sum += x[i] * x[i];
+    return sum;
+}
+
+Kernels make_kernels(const char* isa) {
+    return Kernels{isa,
+                   Simd::TN,
+                   &gemm<WeightKind::F32>,
+                   &gemm<WeightKind::F16>,
+                   &gemm<WeightKind::BF16>,
+                   &weighted_rows,
+                   &softmax,
+                   &swiglu,
+                   &sum_squares};
+}

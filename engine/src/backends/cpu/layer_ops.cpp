@@ -1,0 +1,72 @@
+#include "backends/cpu/layer_ops.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace llamadesk::cpu {
+
+void embed(const TensorView& token_embedding, std::span<const int32_t> tokens, float* x) {
+    const int64_t dim = token_embedding.cols;
+    for (size_t t = 0; t < tokens.size(); ++t) {
+        const void* row = token_embedding.row(tokens[t]);
+        for (int64_t i = 0; i < dim; ++i) x[int64_t(t) * dim + i] = load_as_f32(row, token_embedding.dtype, size_t(i));
+    }
+}
+
+void rmsnorm(const Kernels& kernels, const float* x, const float* weight, int n, int dim, float eps,
+             float* out) {
+    for (int t = 0; t < n; ++t) {
+        const float* xt = x + int64_t(t) * dim;
+        float* ot = out + int64_t(t) * dim;
+        const float inv_rms = 1.0f / std::sqrt(kernels.sum_squares(xt, dim) / float(dim) + eps);
+        for (int i = 0; i < dim; ++i) ot[i] = xt[i] * inv_rms * weight[i];
+    }
+}
+
+void add_in_place(float* x, const float* y, int64_t count) {
+    for (int64_t i = 0; i < count; ++i) x[i] += y[i];
+}
+
+Rope::Rope(int head_dim, int seq_len, float rope_theta)
+    : head_dim_(head_dim), cos_(size_t(seq_len) * size_t(head_dim / 2)), sin_(cos_.size()) {
+    const int half = head_dim / 2;
+    for (int pos = 0; pos < seq_len; ++pos)
+        for (int i = 0; i < half; ++i) {
+            const double freq = std::pow(double(rope_theta), -2.0 * i / head_dim);
+            const double angle = pos * freq;
+            cos_[size_t(pos) * half + i] = float(std::cos(angle));
+            sin_[size_t(pos) * half + i] = float(std::sin(angle));
+        }
+}
+
+void Rope::apply(float* x, int n, int n_heads, int start_pos) const {
+    const int half = head_dim_ / 2;
+    for (int t = 0; t < n; ++t) {
+        const float* c = cos_.data() + size_t(start_pos + t) * half;
+        const float* s = sin_.data() + size_t(start_pos + t) * half;
+        for (int h = 0; h < n_heads; ++h) {
+            float* head = x + (int64_t(t) * n_heads + h) * head_dim_;
+            for (int i = 0; i < half; ++i) {
+                const float a = head[2 * i], b = head[2 * i + 1];
+                head[2 * i] = a * c[i] - b * s[i];
+                head[2 * i + 1] = a * s[i] + b * c[i];
+            }
+        }
+    }
+}
+
+void store_kv(const KvLayout& layout, int layer, const float* k, const float* v, int n, int start_pos,
+              BlockTableView table, float* kv_pool) {
+    const int head_dim = layout.head_dim;
+    const size_t bytes = size_t(head_dim) * sizeof(float);
+    for (int t = 0; t < n; ++t) {
+        const KvSlot slot = kv_slot(table.blocks, layout.block_size, start_pos + t);
+        for (int g = 0; g < layout.n_kv_heads; ++g) {
+            const int64_t src = (int64_t(t) * layout.n_kv_heads + g) * head_dim;
+            std::memcpy(kv_pool + layout.offset(slot.block, layer, 0, g, slot.in_block), k + src, bytes);
+            std::memcpy(kv_pool + layout.offset(slot.block, layer, 1, g, slot.in_block), v + src, bytes);
+        }
+    }
+}
+
+}  // namespace llamadesk::cpu

@@ -1,0 +1,43 @@
+// The small per-token steps of a layer: embedding lookup, RMSNorm, rotary embeddings, residual add,
+// and writing keys/values into the paged pool. Each is linear in the activations.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "backends/cpu/kernels.h"
+#include "cache/kv_layout.h"
+#include "model/checkpoint.h"
+
+namespace llamadesk::cpu {
+
+// x (n, dim) = rows of the embedding table, widened to f32
+void embed(const TensorView& token_embedding, std::span<const int32_t> tokens, float* x);
+
+// out (n, dim) = x / sqrt(mean(x^2) + eps) * weight; out may equal x
+void rmsnorm(const Kernels& kernels, const float* x, const float* weight, int n, int dim, float eps,
+             float* out);
+
+// x (n, dim) += y (n, dim)
+void add_in_place(float* x, const float* y, int64_t count);
+
+// Rotary position embeddings, adjacent-pair convention of llama2.c and GGUF: within each head the
+// pair (2i, 2i+1) is rotated by pos * rope_theta^(-2i / head_dim).
+class Rope {
+public:
+    Rope(int head_dim, int seq_len, float rope_theta);
+    // x (n, n_heads * head_dim) for tokens at positions start_pos .. start_pos + n - 1
+    void apply(float* x, int n, int n_heads, int start_pos) const;
+
+private:
+    int head_dim_;
+    std::vector<float> cos_, sin_;  // (seq_len, head_dim / 2)
+};
+
+// Writes k and v (n, n_kv_heads * head_dim) of one layer into the pool slots of positions
+// start_pos .. start_pos + n - 1.
+void store_kv(const KvLayout& layout, int layer, const float* k, const float* v, int n, int start_pos,
+              BlockTableView table, float* kv_pool);
+
+}  // namespace llamadesk::cpu

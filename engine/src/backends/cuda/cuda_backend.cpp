@@ -1,0 +1,254 @@
+#include "backends/cuda/cuda_backend.h"
+
+#include <algorithm>
+
+#include "backends/cuda/cuda_synthetic.h"
+#include "backends/cuda/kernels.h"
+#include "core/error.h"
+#include "sampling/sampler.h"
+
+namespace llamadesk::cuda {
+
+namespace {
+
+constexpr int kMaxBatch = 512;  // prefill runs in chunks of this many tokens
+
+// Decode splits each head's positions so n_heads * splits blocks fill the GPU about twice.
+int decode_splits_for(const DeviceInfo& device, const ModelConfig& c) {
+    const int want = (2 * device.n_multiprocessors + c.n_heads - 1) / c.n_heads;
+    return std::clamp(want, 1, std::max(1, std::min(32, c.seq_len / 64)));
+}
+
+DType kv_dtype_for(DType weights) {
+    // F16 for the cache: 10 mantissa bits against bf16's 7, and Llama keys and values stay far
+    // inside its range. F32 models kept in F32 (tests) get an F32 cache, so the whole pass is F32.
+    return weights == DType::F32 ? DType::F32 : DType::F16;
+}
+
+}  // namespace
+
+CudaBackend::CudaBackend(const DeviceInfo& device, const CudaBackendOptions& opts,
+                         std::unique_ptr<Stream> stream, DeviceModel model)
+    : device_(device), opts_(opts), stream_(std::move(stream)), model_(std::move(model)),
+      gemm_(stream_->get()), kv_dtype_(kv_dtype_for(model_.dtype)) {
+    const ModelConfig& c = model_.config;
+    if (!attention_supports_head_dim(c.head_dim()))
+        fail(ErrorCode::Unsupported, "the CUDA backend does not support head_dim " +
+                                         std::to_string(c.head_dim()) + "; use the CPU backend");
+    max_batch_ = std::min(kMaxBatch, c.seq_len);
+    decode_splits_ = decode_splits_for(device_, c);
+    const size_t b = size_t(max_batch_), el = dtype_size(model_.dtype);
+    const size_t q_dim = size_t(c.n_heads) * c.head_dim(), kv_dim = size_t(c.kv_dim());
+    x_ = DeviceBuffer(b * c.dim * sizeof(float), "activations");
+    xb_ = DeviceBuffer(b * std::max<size_t>(c.dim, q_dim) * el, "activations");
+    qkv_ = DeviceBuffer(b * (q_dim + 2 * kv_dim) * sizeof(float), "activations");
+    att_ = DeviceBuffer(b * q_dim * el, "activations");
+    gate_up_ = DeviceBuffer(b * 2 * c.hidden_dim * sizeof(float), "activations");
+    hb_ = DeviceBuffer(b * c.hidden_dim * el, "activations");
+    logits_ = DeviceBuffer(b * c.vocab_size * sizeof(float), "logits");
+    partials_ = DeviceBuffer(std::max<size_t>(b, decode_splits_) * c.n_heads * (c.head_dim() + 2) *
+                                 sizeof(float), "attention partials");
+}
+
+CudaBackend::~CudaBackend() { cudaStreamSynchronize(stream_->get()); }
+
+int64_t CudaBackend::kv_bytes_per_block() const {
+    return layout_.block_elements() * int64_t(dtype_size(kv_dtype_));
+}
+
+void CudaBackend::allocate_kv_pool(const KvLayout& layout, int n_blocks) {
+    const ModelConfig& c = model_.config;
+    if (layout.n_layers != c.n_layers || layout.n_kv_heads != c.n_kv_heads ||
+        layout.head_dim != c.head_dim() || layout.block_size <= 0 || n_blocks < 0)
+        fail(ErrorCode::InvalidArgument, "KV layout does not match the model");
+    const size_t bytes = size_t(layout.block_elements()) * size_t(n_blocks) * dtype_size(kv_dtype_);
+    // allocate the new pool first: on failure the old one stays
+    DeviceBuffer pool(bytes, "the KV cache (" + std::to_string(n_blocks) + " blocks of " +
+                                 std::to_string(layout.block_size) + " tokens)");
+    // all-ones bytes are NaN in F16 and F32: reading a slot nothing wrote shows in the logits
+    CUDA_CHECK(cudaMemsetAsync(pool.get(), 0xff, bytes, stream_->get()));
+    const int max_blocks = (c.seq_len + layout.block_size - 1) / layout.block_size;
+    StepInputs steps(max_batch_, max_blocks, c.seq_len);
+    CUDA_CHECK(cudaStreamSynchronize(stream_->get()));
+    graphs_.clear();  // they captured the old pool's address
+    kv_pool_ = std::move(pool);
+    steps_ = std::move(steps);
+    layout_ = layout;
+    n_pool_blocks_ = n_blocks;
+}
+
+void CudaBackend::stage(std::span<const int32_t> tokens, int start_pos, BlockTableView table) {
+    const ModelConfig& c = model_.config;
+    const int64_t end = int64_t(start_pos) + int64_t(tokens.size());
+    if (!kv_pool_.get()) fail(ErrorCode::Internal, "forward called before the KV pool was allocated");
+    if (tokens.empty() || int(tokens.size()) > steps_.max_tokens())
+        fail(ErrorCode::Internal, "CUDA forward chunk of " + std::to_string(tokens.size()) + " tokens");
+    if (start_pos < 0 || end > c.seq_len)
+        fail(ErrorCode::ContextFull, "positions " + std::to_string(start_pos) + ".." + std::to_string(end) +
+                                         " exceed the model's context of " + std::to_string(c.seq_len));
+    const int n_blocks = int((end + layout_.block_size - 1) / layout_.block_size);
+    if (table.n_blocks < n_blocks)
+        fail(ErrorCode::Internal, "block table of " + std::to_string(table.n_blocks) +
+                                      " blocks does not cover " + std::to_string(end) + " positions");
+    for (int i = 0; i < n_blocks; ++i) {
+        if (table.blocks[i] < 0 || table.blocks[i] >= n_pool_blocks_)
+            fail(ErrorCode::Internal, "block table entry " + std::to_string(table.blocks[i]) +
+                                          " is outside the pool of " + std::to_string(n_pool_blocks_));
+        steps_.block_table()[i] = table.blocks[i];
+    }
+    for (size_t i = 0; i < tokens.size(); ++i) {
+        if (tokens[i] < 0 || tokens[i] >= c.vocab_size)
+            fail(ErrorCode::InvalidArgument, "token id " + std::to_string(tokens[i]) +
+                                                 " is outside the vocabulary of " + std::to_string(c.vocab_size));
+        steps_.tokens()[i] = tokens[i];
+    }
+    steps_.start_pos() = start_pos;
+}
+
+AttentionShape CudaBackend::attention_shape(int n_tokens, int layer) const {
+    const ModelConfig& c = model_.config;
+    AttentionShape s;
+    s.n_tokens = n_tokens;
+    s.n_heads = c.n_heads;
+    s.n_kv_heads = c.n_kv_heads;
+    s.head_dim = c.head_dim();
+    s.layer = layer;
+    s.layout = layout_;
+    s.start_pos = steps_.d_start_pos();
+    s.block_table = steps_.d_block_table();
+    return s;
+}
+
+void CudaBackend::matmul(const void* w, const void* x, int rows, int cols, int n, float* y,
+                         bool accumulate) {
+    if (n == 1 && !opts_.decode_with_cublas)
+        gemv(w, x, model_.dtype, rows, cols, y, accumulate, stream_->get());
+    else
+        gemm_.matmul(w, x, model_.dtype, rows, cols, n, y, accumulate);
+}
+
+// One pass of the model over n tokens, as in Meta's model.py:
+//   h = x + wo(attention(rope(wq, wk, wv (norm(x)))));  x = h + w2(silu(w1 norm(h)) * w3 norm(h))
+void CudaBackend::enqueue_forward(int n, int logit_rows) {
+    const ModelConfig& c = model_.config;
+    const DType dt = model_.dtype;
+    const cudaStream_t st = stream_->get();
+    const int q_dim = c.n_heads * c.head_dim(), qkv_dim = q_dim + 2 * c.kv_dim();
+    float* x = x_.as<float>();
+
+    embedding_lookup(steps_.d_tokens(), n, model_.token_embedding.get(), dt, c.vocab_size, c.dim, x, st);
+    for (int l = 0; l < c.n_layers; ++l) {
+        const DeviceLayer& w = model_.layers[size_t(l)];
+        const AttentionShape s = attention_shape(n, l);
+        rmsnorm(x, w.attention_norm.as<float>(), n, c.dim, c.norm_eps, xb_.get(), dt, st);
+        matmul(w.wqkv.get(), xb_.get(), qkv_dim, c.dim, n, qkv_.as<float>(), false);
+        rope_write_kv(qkv_.as<float>(), s, c.rope_theta, kv_pool_.get(), kv_dtype_, st);
+        attention(qkv_.as<float>(), s, kv_pool_.get(), kv_dtype_, n == 1 ? decode_splits_ : 1,
+                  partials_.as<float>(), att_.get(), dt, st);
+        matmul(w.wo.get(), att_.get(), c.dim, q_dim, n, x, true);  // x += wo att
+
+        rmsnorm(x, w.ffn_norm.as<float>(), n, c.dim, c.norm_eps, xb_.get(), dt, st);
+        matmul(w.w13.get(), xb_.get(), 2 * c.hidden_dim, c.dim, n, gate_up_.as<float>(), false);
+        swiglu(gate_up_.as<float>(), n, c.hidden_dim, hb_.get(), dt, st);
+        matmul(w.w2.get(), hb_.get(), c.dim, c.hidden_dim, n, x, true);  // x += w2 hb
+    }
+    if (logit_rows == 0) return;
+    const float* last = x + int64_t(n - logit_rows) * c.dim;
+    rmsnorm(last, model_.final_norm.as<float>(), logit_rows, c.dim, c.norm_eps, xb_.get(), dt, st);
+    matmul(model_.classifier(), xb_.get(), c.vocab_size, c.dim, logit_rows, logits_.as<float>(), false);
+}
+
+void CudaBackend::forward(std::span<const int32_t> tokens, int start_pos, BlockTableView table,
+                          float* logits, bool all_logits) {
+    const int vocab = model_.config.vocab_size;
+    const cudaStream_t st = stream_->get();
+    for (size_t begin = 0; begin < tokens.size(); begin += size_t(max_batch_)) {
+        const int n = int(std::min(tokens.size() - begin, size_t(max_batch_)));
+        const bool last_chunk = begin + size_t(n) == tokens.size();
+        const int logit_rows = all_logits ? n : (last_chunk ? 1 : 0);
+        stage(tokens.subspan(begin, size_t(n)), start_pos + int(begin), table);
+        steps_.upload(st);
+        if (n == 1 && logit_rows == 1 && opts_.use_graphs)
+            graphs_.run(DecodeKind::Logits, st, [&] { enqueue_forward(1, 1); });
+        else
+            enqueue_forward(n, logit_rows);
+        if (logit_rows > 0) {
+            float* dst = logits + (all_logits ? begin * size_t(vocab) : 0);
+            CUDA_CHECK(cudaMemcpyAsync(dst, logits_.get(), size_t(logit_rows) * vocab * sizeof(float),
+                                       cudaMemcpyDeviceToHost, st));
+        }
+        CUDA_CHECK(cudaStreamSynchronize(st));  // the next chunk rewrites the staged inputs
+    }
+}
+
+int32_t CudaBackend::decode_and_sample(int32_t token, int pos, BlockTableView table, Sampler& sampler,
+                                       std::span<const int32_t> recent_tokens) {
+    const SamplingParams& p = sampler.params();
+    const size_t last_n = size_t(std::max(p.repeat_last_n, 0));
+    if (recent_tokens.size() > last_n) recent_tokens = recent_tokens.subspan(recent_tokens.size() - last_n);
+    if (sampler.vocab_size() != model_.config.vocab_size || !kv_pool_.get() ||
+        recent_tokens.size() > size_t(steps_.max_recent()))
+        return Backend::decode_and_sample(token, pos, table, sampler, recent_tokens);
+
+    const cudaStream_t st = stream_->get();
+    stage(std::span<const int32_t>(&token, 1), pos, table);
+    DeviceSampling& s = steps_.sampling();
+    s.temperature = p.temperature;
+    s.top_k = p.top_k;
+    s.top_p = p.top_p;
+    s.min_p = p.min_p;
+    s.repeat_penalty = p.repeat_penalty;
+    s.n_recent = int32_t(recent_tokens.size());
+    std::copy(recent_tokens.begin(), recent_tokens.end(), steps_.recent());
+    // one draw per sampled token, as the host sampler makes
+    s.uniform = p.temperature > 0.0f ? double(sampler.next_random() >> 11) * (1.0 / 9007199254740992.0) : 0.0;
+    steps_.upload(st);
+    auto step = [&] {
+        enqueue_forward(1, 1);
+        sample_token(logits_.as<float>(), model_.config.vocab_size, steps_.d_sampling(),
+                     steps_.d_recent(), steps_.d_sampled_token(), st);
+    };
+    if (opts_.use_graphs) graphs_.run(DecodeKind::Sample, st, step);
+    else step();
+    steps_.download_sampled_token(st);
+    CUDA_CHECK(cudaStreamSynchronize(st));
+    return steps_.sampled_token();
+}
+
+namespace {
+
+DeviceInfo require_device() {
+    DeviceInfo info;
+    std::string why;
+    if (!probe_device(&info, &why)) fail(ErrorCode::BackendUnavailable, "CUDA backend unavailable: " + why);
+    CUDA_CHECK(cudaSetDevice(info.device));
+    return info;
+}
+
+}  // namespace
+
+}  // namespace llamadesk::cuda
+
+namespace llamadesk {
+
+std::unique_ptr<Backend> make_cuda_backend(const Checkpoint& ckpt, const CudaBackendOptions& opts) {
+    const cuda::DeviceInfo device = cuda::require_device();
+    const DType target = ckpt.weight_dtype != DType::F32 ? ckpt.weight_dtype
+                         : opts.keep_f32                  ? DType::F32
+                         : opts.f32_as_bf16               ? DType::BF16
+                                                          : DType::F16;
+    auto stream = std::make_unique<cuda::Stream>();
+    cuda::DeviceModel model = cuda::upload_model(ckpt, target, opts.on_progress, stream->get());
+    return std::make_unique<cuda::CudaBackend>(device, opts, std::move(stream), std::move(model));
+}
+
+std::unique_ptr<Backend> make_cuda_backend_synthetic(const ModelConfig& config, DType dtype,
+                                                     uint64_t seed, const CudaBackendOptions& opts) {
+    validate_config(config, "synthetic CUDA model");
+    const cuda::DeviceInfo device = cuda::require_device();
+    auto stream = std::make_unique<cuda::Stream>();
+    cuda::DeviceModel model = cuda::random_model(config, dtype, seed, stream->get());
+    return std::make_unique<cuda::CudaBackend>(device, opts, std::move(stream), std::move(model));
+}
+
+}  // namespace llamadesk

@@ -1,0 +1,25 @@
+// Which GPU we run on and whether it can run us.
+#pragma once
+
+#include <string>
+
+namespace llamadesk::cuda {
+
+constexpr int kMinComputeCapability = 75;  // Turing: the oldest with bf16-capable cuBLAS paths
+
+struct DeviceInfo {
+    int device = 0;
+    std::string name;
+    int compute_capability = 0;  // 10 * major + minor
+    int n_multiprocessors = 0;
+    size_t total_memory = 0;
+    size_t free_memory = 0;
+};
+
+// Device 0's properties; false with the reason in *why when there is no usable device
+// (no driver, no device, or one older than kMinComputeCapability). Never throws.
+bool probe_device(DeviceInfo* info, std::string* why);
+
+std::string describe(const DeviceInfo& info);  // "NVIDIA H200 (sm_90, 139.8 GiB)"
+
+}  // namespace llamadesk::cuda

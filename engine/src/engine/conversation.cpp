@@ -1,0 +1,45 @@
+#include "engine/conversation.h"
+
+#include <algorithm>
+
+#include "chat/chat_template.h"
+
+namespace llamadesk {
+
+void rebuild_history(Conversation& conv, const Tokenizer& tok) {
+    conv.history.clear();
+    for (size_t i = 0; i < conv.turns.size(); ++i) {
+        Turn& turn = conv.turns[i];
+        turn.begin = int(conv.history.size());
+        const std::vector<int> user =
+            render_user_turn(tok, conv.format, i == 0, conv.system_prompt, turn.user);
+        const std::vector<int> answer = render_answer(tok, conv.format, turn.answer);
+        conv.history.insert(conv.history.end(), user.begin(), user.end());
+        conv.history.insert(conv.history.end(), answer.begin(), answer.end());
+        turn.end = int(conv.history.size());
+    }
+    conv.history_stale = false;
+}
+
+void truncate_history(Conversation& conv, int n_turns) {
+    if (n_turns >= int(conv.turns.size())) return;
+    const int cut = conv.turns[size_t(n_turns)].begin;
+    conv.turns.resize(size_t(n_turns));
+    conv.history.resize(size_t(cut));
+    conv.n_cached = std::min(conv.n_cached, cut);
+    conv.evicted_tokens = std::min(conv.evicted_tokens, cut);
+}
+
+ConversationStats conversation_stats_of(const Conversation& conv, int context_length) {
+    ConversationStats s;
+    s.id = conv.id;
+    s.history_tokens = int(conv.history.size());
+    s.cached_tokens = conv.n_cached;
+    s.cache_blocks = int(conv.block_table.size());
+    s.context_length = context_length;
+    s.n_turns = int(conv.turns.size());
+    s.times_evicted = conv.times_evicted;
+    return s;
+}
+
+}  // namespace llamadesk

@@ -1,0 +1,126 @@
+// The public boundary: every method catches what the engine throws and returns a Status.
+#include "llamadesk/engine.h"
+
+#include "core/exception_status.h"
+#include "engine/engine_impl.h"
+
+namespace llamadesk {
+
+namespace {
+
+template <class Fn>
+Status guarded(Fn&& fn) {
+    try {
+        fn();
+        return Status::success();
+    } catch (...) {
+        return status_from_current_exception();
+    }
+}
+
+}  // namespace
+
+Engine::Engine() : impl_(std::make_unique<Impl>()) {}
+Engine::~Engine() = default;
+
+Status Engine::load(const LoadParams& params) {
+    return guarded([&] { impl_->load(params); });
+}
+
+bool Engine::has_model() const { return impl_->model != nullptr; }
+
+ModelInfo Engine::model_info() const { return impl_->model ? impl_->model->info : ModelInfo{}; }
+
+// Returns 0 (never a valid id) if even the bookkeeping cannot be allocated.
+ConversationId Engine::create_conversation(ChatFormat format) {
+    ConversationId id = 0;
+    guarded([&] { id = impl_->create(format); });
+    return id;
+}
+
+Status Engine::reset_conversation(ConversationId id) {
+    return guarded([&] { impl_->reset(id); });
+}
+
+Status Engine::delete_conversation(ConversationId id) {
+    return guarded([&] { impl_->remove(id); });
+}
+
+Status Engine::truncate_turns(ConversationId id, int n_turns) {
+    return guarded([&] { impl_->truncate_turns(id, n_turns); });
+}
+
+Status Engine::drop_oldest_turns(ConversationId id, int n, const std::string& system_prompt) {
+    return guarded([&] { impl_->drop_oldest_turns(id, n, system_prompt); });
+}
+
+Status Engine::restore_turns(ConversationId id, const std::vector<ChatTurn>& turns,
+                             const std::string& system_prompt) {
+    return guarded([&] { impl_->restore_turns(id, turns, system_prompt); });
+}
+
+GenerationResult Engine::generate(ConversationId id, const std::string& user_text,
+                                  const GenerateParams& params, const TokenCallback& on_token,
+                                  const std::atomic<bool>* cancel) {
+    GenerationResult result;
+    // A failure once decoding began is already in result.status; this catches the earlier ones.
+    const Status before_decoding =
+        guarded([&] { result = impl_->generate(id, user_text, params, on_token, cancel); });
+    if (!before_decoding.ok()) {
+        result.status = before_decoding;
+        result.stop_reason =
+            before_decoding.code == ErrorCode::ContextFull ? StopReason::ContextFull : StopReason::Error;
+    }
+    return result;
+}
+
+Status Engine::conversation_stats(ConversationId id, ConversationStats* out) const {
+    return guarded([&] { *out = impl_->stats(id); });
+}
+
+PoolStats Engine::pool_stats() const {
+    PoolStats s;
+    if (impl_->model) s = impl_->model->pool->stats(int(impl_->conversations.size()));
+    else s.n_conversations = int(impl_->conversations.size());
+    return s;
+}
+
+Status Engine::cache_layout(ConversationId id, CacheLayout* out) const {
+    return guarded([&] { *out = impl_->cache_layout(id); });
+}
+
+Status Engine::tokenize(const std::string& text, bool add_bos, std::vector<int>* out) const {
+    return guarded([&] { *out = impl_->tokenize(text, add_bos); });
+}
+
+const char* error_code_name(ErrorCode code) {
+    switch (code) {
+    case ErrorCode::Ok: return "Ok";
+    case ErrorCode::InvalidArgument: return "InvalidArgument";
+    case ErrorCode::FileNotFound: return "FileNotFound";
+    case ErrorCode::BadFormat: return "BadFormat";
+    case ErrorCode::Unsupported: return "Unsupported";
+    case ErrorCode::TokenizerMismatch: return "TokenizerMismatch";
+    case ErrorCode::OutOfMemory: return "OutOfMemory";
+    case ErrorCode::NoModel: return "NoModel";
+    case ErrorCode::UnknownConversation: return "UnknownConversation";
+    case ErrorCode::ContextFull: return "ContextFull";
+    case ErrorCode::BackendUnavailable: return "BackendUnavailable";
+    case ErrorCode::Internal: return "Internal";
+    }
+    return "Unknown";
+}
+
+const char* stop_reason_name(StopReason reason) {
+    switch (reason) {
+    case StopReason::Eos: return "eos";
+    case StopReason::StopString: return "stop string";
+    case StopReason::MaxTokens: return "max tokens";
+    case StopReason::Cancelled: return "cancelled";
+    case StopReason::ContextFull: return "context full";
+    case StopReason::Error: return "error";
+    }
+    return "unknown";
+}
+
+}  // namespace llamadesk

@@ -1,0 +1,145 @@
+#include "engine/engine_impl.h"
+
+#include "core/error.h"
+#include "engine/generation.h"
+
+namespace llamadesk {
+
+void Engine::Impl::load(const LoadParams& params) {
+    std::unique_ptr<LoadedModel> fresh = load_model(params);  // throws: nothing changed
+
+    // The old pool goes with the old model, so every cache is empty now; histories are
+    // tokenized again because the vocabulary may differ.
+    model = std::move(fresh);
+    for (auto& [id, conv] : conversations) {
+        conv.block_table.clear();
+        conv.n_cached = 0;
+        conv.evicted_tokens = 0;
+        conv.history_stale = true;
+        retokenize_if_stale(conv);
+    }
+}
+
+LoadedModel& Engine::Impl::require_model() const {
+    if (!model) fail(ErrorCode::NoModel, "no model is loaded; open a checkpoint first");
+    return *model;
+}
+
+Conversation& Engine::Impl::find(ConversationId id) {
+    auto it = conversations.find(id);
+    if (it == conversations.end())
+        fail(ErrorCode::UnknownConversation, "there is no conversation " + std::to_string(id));
+    return it->second;
+}
+
+const Conversation& Engine::Impl::find(ConversationId id) const {
+    return const_cast<Impl*>(this)->find(id);
+}
+
+ConversationId Engine::Impl::create(ChatFormat format) {
+    const ConversationId id = next_id++;
+    Conversation& conv = conversations[id];
+    conv.id = id;
+    conv.format = format;
+    conv.last_used = tick;
+    return id;
+}
+
+void Engine::Impl::drop_cache(Conversation& conv) {
+    if (model) model->pool->release(conv);
+    conv.n_cached = 0;
+    conv.evicted_tokens = 0;
+}
+
+void Engine::Impl::retokenize_if_stale(Conversation& conv) {
+    if (model && conv.history_stale) rebuild_history(conv, *model->tokenizer);
+}
+
+void Engine::Impl::reset(ConversationId id) {
+    Conversation& conv = find(id);
+    drop_cache(conv);
+    conv.turns.clear();
+    conv.history.clear();
+    conv.history_stale = false;
+    conv.system_prompt.clear();
+}
+
+void Engine::Impl::remove(ConversationId id) {
+    drop_cache(find(id));
+    conversations.erase(id);
+}
+
+void Engine::Impl::truncate_turns(ConversationId id, int n_turns) {
+    Conversation& conv = find(id);
+    if (n_turns < 0) fail(ErrorCode::InvalidArgument, "cannot keep a negative number of turns");
+    if (conv.history_stale) {  // no tokens yet: only the text changes
+        if (n_turns < int(conv.turns.size())) conv.turns.resize(size_t(n_turns));
+        return;
+    }
+    // The cache keeps everything before the cut; nothing is recomputed.
+    truncate_history(conv, n_turns);
+    if (model) model->pool->shrink_to_cached(conv);
+    if (conv.turns.empty()) conv.system_prompt.clear();
+}
+
+void Engine::Impl::drop_oldest_turns(ConversationId id, int n, const std::string& system_prompt) {
+    Conversation& conv = find(id);
+    if (n < 0) fail(ErrorCode::InvalidArgument, "cannot drop a negative number of turns");
+    // Every later turn's tokens shift to new positions, so the cache cannot be kept.
+    drop_cache(conv);
+    conv.turns.erase(conv.turns.begin(), conv.turns.begin() + std::min<size_t>(size_t(n), conv.turns.size()));
+    conv.system_prompt = system_prompt;
+    conv.history.clear();
+    conv.history_stale = true;
+    retokenize_if_stale(conv);
+}
+
+void Engine::Impl::restore_turns(ConversationId id, const std::vector<ChatTurn>& turns,
+                                 const std::string& system_prompt) {
+    Conversation& conv = find(id);
+    drop_cache(conv);
+    conv.turns.clear();
+    for (const ChatTurn& t : turns) conv.turns.push_back(Turn{t.user, t.answer, 0, 0});
+    conv.system_prompt = system_prompt;
+    conv.history.clear();
+    conv.history_stale = true;
+    retokenize_if_stale(conv);
+}
+
+GenerationResult Engine::Impl::generate(ConversationId id, const std::string& user_text,
+                                        const GenerateParams& params, const TokenCallback& on_token,
+                                        const std::atomic<bool>* cancel) {
+    LoadedModel& m = require_model();
+    Conversation& conv = find(id);
+    retokenize_if_stale(conv);
+    conv.last_used = ++tick;
+    return generate_answer(m, conversations, conv, user_text, params, on_token, cancel);
+}
+
+ConversationStats Engine::Impl::stats(ConversationId id) const {
+    return conversation_stats_of(find(id), model ? model->context_length() : 0);
+}
+
+CacheLayout Engine::Impl::cache_layout(ConversationId id) const {
+    const Conversation& conv = find(id);
+    const LoadedModel& m = require_model();
+    const KvLayout& layout = m.pool->layout();
+    CacheLayout out;
+    out.n_layers = layout.n_layers;
+    out.block_size = layout.block_size;
+    out.n_kv_heads = layout.n_kv_heads;
+    out.head_dim = layout.head_dim;
+    out.dtype = m.backend->kv_dtype();
+    out.device = m.backend->name() == "CPU" ? "CPU" : m.backend->device_description();
+    out.bytes_per_block = m.pool->bytes_per_block();
+    out.bytes_used = int64_t(conv.block_table.size()) * out.bytes_per_block;
+    out.cached_tokens = conv.n_cached;
+    out.block_table = conv.block_table;
+    return out;
+}
+
+std::vector<int> Engine::Impl::tokenize(const std::string& text, bool add_bos) const {
+    return require_model().tokenizer->encode(text, add_bos);
+}
+
+}  // namespace llamadesk

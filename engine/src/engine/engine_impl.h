@@ -1,0 +1,42 @@
+// Engine::Impl: the loaded model and the conversations. Methods throw EngineError; engine.cpp
+// catches at the public boundary.
+#pragma once
+
+#include <memory>
+
+#include "engine/kv_pool.h"
+#include "engine/loaded_model.h"
+#include "llamadesk/engine.h"
+
+namespace llamadesk {
+
+struct Engine::Impl {
+    std::unique_ptr<LoadedModel> model;
+    ConversationMap conversations;
+    ConversationId next_id = 1;
+    uint64_t tick = 0;  // advances on every generate(), orders conversations for eviction
+
+    void load(const LoadParams& params);
+    LoadedModel& require_model() const;
+    Conversation& find(ConversationId id);
+    const Conversation& find(ConversationId id) const;
+
+    ConversationId create(ChatFormat format);
+    void reset(ConversationId id);
+    void remove(ConversationId id);
+    void truncate_turns(ConversationId id, int n_turns);
+    void drop_oldest_turns(ConversationId id, int n, const std::string& system_prompt);
+    void restore_turns(ConversationId id, const std::vector<ChatTurn>& turns, const std::string& system_prompt);
+    GenerationResult generate(ConversationId id, const std::string& user_text, const GenerateParams& params,
+                              const TokenCallback& on_token, const std::atomic<bool>* cancel);
+
+    ConversationStats stats(ConversationId id) const;
+    CacheLayout cache_layout(ConversationId id) const;
+    std::vector<int> tokenize(const std::string& text, bool add_bos) const;
+
+private:
+    void drop_cache(Conversation& conv);  // frees its blocks; history kept
+    void retokenize_if_stale(Conversation& conv);
+};
+
+}  // namespace llamadesk

@@ -1,0 +1,191 @@
+#include "engine/generation.h"
+
+#include <algorithm>
+#include <span>
+
+#include "chat/chat_template.h"
+#include "core/error.h"
+#include "core/exception_status.h"
+#include "core/stopwatch.h"
+#include "engine/stop_strings.h"
+#include "sampling/sampler.h"
+
+namespace llamadesk {
+
+namespace {
+
+class AnswerGenerator {
+public:
+    AnswerGenerator(LoadedModel& m, ConversationMap& conversations, Conversation& conv,
+                    const GenerateParams& params, const TokenCallback& on_token,
+                    const std::atomic<bool>* cancel)
+        : m_(m), conversations_(conversations), conv_(conv), params_(params), on_token_(on_token),
+          cancel_(cancel), sampler_(m.vocab_size(), params.sampling), stops_(params.stop_strings) {}
+
+    GenerationResult run(const std::string& user_text) {
+        begin_turn(user_text);
+        int32_t first = 0;
+        try {
+            first = prefill_and_sample();
+        } catch (...) {
+            undo_turn();  // nothing was answered: leave the conversation as it was
+            throw;
+        }
+        decode_from(first);
+        finish_turn();
+        return std::move(result_);
+    }
+
+private:
+    // Renders the turn and makes room for it; nothing changes unless it fits.
+    void begin_turn(const std::string& user_text) {
+        const bool first_turn = conv_.turns.empty();
+        const std::string& system_prompt = first_turn ? params_.system_prompt : conv_.system_prompt;
+        const std::vector<int> turn =
+            render_user_turn(*m_.tokenizer, conv_.format, first_turn, system_prompt, user_text);
+        const int before = int(conv_.history.size());
+        const int after = before + int(turn.size());
+        if (after >= m_.context_length())
+            fail(ErrorCode::ContextFull,
+                 "the conversation holds " + std::to_string(before) + " tokens and this message adds " +
+                     std::to_string(turn.size()) + ", which leaves no room to answer within the model's context of " +
+                     std::to_string(m_.context_length()) + " tokens");
+        m_.pool->reserve(conv_, after, conversations_);
+
+        if (first_turn) conv_.system_prompt = params_.system_prompt;
+        conv_.history.insert(conv_.history.end(), turn.begin(), turn.end());
+        conv_.turns.push_back(Turn{user_text, {}, before, after});
+        result_.stats.prompt_tokens = int(turn.size());
+    }
+
+    void undo_turn() {
+        const int before = conv_.turns.back().begin;
+        conv_.turns.pop_back();
+        conv_.history.resize(size_t(before));
+        conv_.n_cached = std::min(conv_.n_cached, before);
+        m_.pool->shrink_to_cached(conv_);
+        if (conv_.turns.empty()) conv_.system_prompt.clear();
+    }
+
+    // Runs history[n_cached..] through the model in chunks and samples the first answer token.
+    int32_t prefill_and_sample() {
+        const int end = int(conv_.history.size());
+        // At least the last token runs, since its logits choose the first answer token.
+        const int start = std::min(conv_.n_cached, end - 1);
+        GenerationStats& s = result_.stats;
+        s.prefilled_tokens = end - start;
+        s.reprefilled_tokens = std::max(0, std::min(conv_.evicted_tokens, end) - start);
+        conv_.evicted_tokens = 0;
+        m_.pool->count_reprefill(s.reprefilled_tokens);
+
+        std::vector<float> logits(size_t(m_.vocab_size()));  // (vocab_size,)
+        Stopwatch prefill_clock;
+        for (int pos = start; pos < end; pos += kPrefillChunk) {
+            const int n = std::min(kPrefillChunk, end - pos);
+            m_.backend->forward(std::span<const int32_t>(conv_.history.data() + pos, size_t(n)), pos,
+                                table(), logits.data());
+            conv_.n_cached = pos + n;
+        }
+        s.prefill_ms = prefill_clock.elapsed_ms();
+        s.prefill_tokens_per_s = tokens_per_second(s.prefilled_tokens, s.prefill_ms);
+
+        const int32_t token = sampler_.sample(logits.data(), recent());
+        s.time_to_first_token_ms = call_clock_.elapsed_ms();
+        decode_clock_.restart();
+        return token;
+    }
+
+    // `token` has been sampled but is not yet in the history.
+    void decode_from(int32_t token) {
+        StreamDecoder text(*m_.tokenizer, conv_.history.back());
+        const int eos = m_.tokenizer->eos_id();
+        const int max_new = params_.max_new_tokens;
+        try {
+            for (;;) {
+                if (token == eos) { result_.stop_reason = StopReason::Eos; break; }
+                conv_.history.push_back(token);
+                result_.tokens.push_back(token);
+                ++result_.stats.generated_tokens;
+                emit(stops_.push(text.push(token)));
+                if (stops_.stopped()) { result_.stop_reason = StopReason::StopString; break; }
+                if (max_new > 0 && result_.stats.generated_tokens >= max_new) {
+                    result_.stop_reason = StopReason::MaxTokens;
+                    break;
+                }
+                if (cancel_ && cancel_->load(std::memory_order_relaxed)) {
+                    result_.stop_reason = StopReason::Cancelled;
+                    break;
+                }
+                const int pos = int(conv_.history.size()) - 1;
+                if (pos + 1 >= m_.context_length()) { result_.stop_reason = StopReason::ContextFull; break; }
+                m_.pool->reserve(conv_, pos + 1, conversations_);
+                token = m_.backend->decode_and_sample(token, pos, table(), sampler_, recent());
+                conv_.n_cached = pos + 1;
+            }
+            if (!stops_.stopped()) emit(stops_.push(text.flush()) + stops_.flush(), /*force=*/false);
+        } catch (...) {
+            result_.status = status_from_current_exception();
+            result_.stop_reason = StopReason::Error;
+        }
+    }
+
+    // Closes the answer in the history (EOS for Llama2Chat) so the next turn starts after it;
+    // an answer that filled the context stays open, as nothing can follow it anyway.
+    void finish_turn() {
+        const std::vector<int> end = answer_terminator(*m_.tokenizer, conv_.format);
+        if (conv_.history.size() + end.size() <= size_t(m_.context_length()))
+            conv_.history.insert(conv_.history.end(), end.begin(), end.end());
+        Turn& turn = conv_.turns.back();
+        turn.answer = result_.text;
+        turn.end = int(conv_.history.size());
+        refresh_stats();
+    }
+
+    // Hands a piece to the caller with fresh figures. Every token gets a call (force), even
+    // with empty text, so decode tokens/s updates per token.
+    void emit(const std::string& piece, bool force = true) {
+        result_.text += piece;
+        if (!on_token_ || (piece.empty() && !force)) return;
+        refresh_stats();
+        on_token_(piece, result_.stats);
+    }
+
+    void refresh_stats() {
+        GenerationStats& s = result_.stats;
+        s.decode_ms = decode_clock_.elapsed_ms();
+        // The first token came from the prefill; the rest are decode steps.
+        s.decode_tokens_per_s = tokens_per_second(std::max(0, s.generated_tokens - 1), s.decode_ms);
+        s.conversation = conversation_stats_of(conv_, m_.context_length());
+        s.pool = m_.pool->stats(int(conversations_.size()));
+    }
+
+    BlockTableView table() const {
+        return {conv_.block_table.data(), int(conv_.block_table.size())};
+    }
+
+    std::span<const int32_t> recent() const {
+        const size_t n = std::min(conv_.history.size(), size_t(std::max(0, params_.sampling.repeat_last_n)));
+        return std::span<const int32_t>(conv_.history).last(n);
+    }
+
+    LoadedModel& m_;
+    ConversationMap& conversations_;
+    Conversation& conv_;
+    const GenerateParams& params_;
+    const TokenCallback& on_token_;
+    const std::atomic<bool>* cancel_;
+    Sampler sampler_;
+    StopStringFilter stops_;
+    Stopwatch call_clock_, decode_clock_;
+    GenerationResult result_;
+};
+
+}  // namespace
+
+GenerationResult generate_answer(LoadedModel& model, ConversationMap& conversations, Conversation& conv,
+                                 const std::string& user_text, const GenerateParams& params,
+                                 const TokenCallback& on_token, const std::atomic<bool>* cancel) {
+    return AnswerGenerator(model, conversations, conv, params, on_token, cancel).run(user_text);
+}
+
+}  // namespace llamadesk

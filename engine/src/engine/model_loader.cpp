@@ -1,0 +1,135 @@
+#include <algorithm>
+#include <filesystem>
+#include <limits>
+#include <thread>
+
+#include "core/error.h"
+#include "engine/loaded_model.h"
+
+namespace llamadesk {
+
+namespace {
+
+constexpr int64_t kDefaultKvCap = int64_t(1) << 30;  // 1 GiB
+constexpr int kDefaultContextsInPool = 4;
+
+void report(const LoadParams& params, float fraction, const std::string& stage) {
+    if (params.on_progress) params.on_progress(fraction, stage);
+}
+
+int64_t kv_element_bytes(const std::string& dtype) {
+    if (dtype == "f32") return 4;
+    if (dtype == "f16" || dtype == "bf16") return 2;
+    fail(ErrorCode::Internal, "backend reports an unknown KV cache dtype '" + dtype + "'");
+}
+
+// Auto: CUDA when a usable device is present, else the CPU. An explicit Cuda request that
+// cannot be met is an error, not a silent fallback, so the user learns why.
+std::unique_ptr<Backend> make_backend(const LoadParams& params, const Checkpoint& ckpt) {
+    std::string why;
+    const bool want_cuda = params.backend != BackendKind::Cpu;
+    if (want_cuda && cuda_backend_available(&why)) {
+        CudaBackendOptions opts;
+        opts.use_graphs = params.cuda_graphs;
+        opts.f32_as_bf16 = params.cuda_f32_as_bf16;
+        opts.kv_budget_bytes = params.kv_cache_bytes;
+        opts.on_progress = [&params](float f, const std::string& stage) {
+            report(params, 0.6f + 0.3f * std::clamp(f, 0.0f, 1.0f), stage);
+        };
+        return make_cuda_backend(ckpt, opts);
+    }
+    if (params.backend == BackendKind::Cuda)
+        fail(ErrorCode::BackendUnavailable, "the CUDA backend was requested but is not available: " + why);
+    CpuBackendOptions opts;
+    opts.n_threads = params.n_threads;
+    return make_cpu_backend(ckpt, opts);
+}
+
+// Default budget: room for kDefaultContextsInPool full contexts, capped at 1 GiB, but never
+// less than one full context so a single conversation can always reach the context length.
+int kv_pool_blocks(const LoadParams& params, const ModelConfig& config, int64_t bytes_per_block) {
+    const int64_t blocks_per_context = (config.seq_len + params.block_size - 1) / params.block_size;
+    int64_t n_blocks = 0;
+    if (params.kv_cache_bytes > 0) {
+        n_blocks = params.kv_cache_bytes / bytes_per_block;
+        if (n_blocks < 1)
+            fail(ErrorCode::OutOfMemory,
+                 "the KV cache budget of " + std::to_string(params.kv_cache_bytes) +
+                     " bytes is smaller than one block (" + std::to_string(bytes_per_block) +
+                     " bytes for " + std::to_string(params.block_size) + " tokens)");
+    } else {
+        const int64_t context_bytes = blocks_per_context * bytes_per_block;
+        const int64_t budget =
+            std::max(std::min(kDefaultContextsInPool * context_bytes, kDefaultKvCap), context_bytes);
+        n_blocks = budget / bytes_per_block;
+    }
+    return int(std::min<int64_t>(n_blocks, std::numeric_limits<int32_t>::max()));
+}
+
+ModelInfo describe(const LoadedModel& m, int n_threads) {
+    const ModelConfig& c = m.checkpoint.config;
+    ModelInfo info;
+    info.path = m.checkpoint.path;
+    info.name = std::filesystem::path(m.checkpoint.path).stem().string();
+    info.format = m.checkpoint.format;
+    info.weight_dtype = dtype_name(m.checkpoint.weight_dtype);
+    info.n_params = m.checkpoint.n_params();
+    info.dim = c.dim;
+    info.hidden_dim = c.hidden_dim;
+    info.n_layers = c.n_layers;
+    info.n_heads = c.n_heads;
+    info.n_kv_heads = c.n_kv_heads;
+    info.head_dim = c.head_dim();
+    info.vocab_size = c.vocab_size;
+    info.context_length = c.seq_len;
+    info.rope_theta = c.rope_theta;
+    info.backend = m.backend->name();
+    info.device = m.backend->device_description();
+    info.n_threads = m.backend->name() == "CPU" ? n_threads : 0;
+    info.tokenizer = m.checkpoint.tokenizer.describe();
+    return info;
+}
+
+}  // namespace
+
+std::unique_ptr<LoadedModel> load_model(const LoadParams& params) {
+    if (params.model_path.empty()) fail(ErrorCode::InvalidArgument, "no model path given");
+    if (params.block_size < 1 || params.block_size > 4096)
+        fail(ErrorCode::InvalidArgument,
+             "KV cache block size must be between 1 and 4096 tokens, not " + std::to_string(params.block_size));
+    if (params.n_threads < 0) fail(ErrorCode::InvalidArgument, "thread count cannot be negative");
+
+    auto m = std::make_unique<LoadedModel>();
+    report(params, 0.0f, "reading checkpoint");
+    m->checkpoint = open_checkpoint(params.model_path, params.tokenizer_path);
+    report(params, 0.3f, "validating weights");
+    validate_weights(m->checkpoint);
+
+    report(params, 0.5f, "loading tokenizer");
+    m->tokenizer = Tokenizer::from_source(m->checkpoint.tokenizer);
+    if (m->tokenizer->vocab_size() != m->checkpoint.config.vocab_size)
+        fail(ErrorCode::TokenizerMismatch,
+             "the tokenizer (" + m->checkpoint.tokenizer.describe() + ") has " +
+                 std::to_string(m->tokenizer->vocab_size()) + " pieces but the model " +
+                 m->checkpoint.path + " has a vocabulary of " +
+                 std::to_string(m->checkpoint.config.vocab_size) + "; give the model's own tokenizer");
+
+    report(params, 0.6f, "preparing backend");
+    m->backend = make_backend(params, m->checkpoint);
+
+    report(params, 0.9f, "allocating KV cache");
+    const ModelConfig& c = m->checkpoint.config;
+    KvLayout layout{c.n_layers, c.n_kv_heads, c.head_dim(), params.block_size};
+    const int64_t bytes_per_block = layout.block_elements() * kv_element_bytes(m->backend->kv_dtype());
+    const int n_blocks = kv_pool_blocks(params, c, bytes_per_block);
+    m->backend->allocate_kv_pool(layout, n_blocks);
+    m->pool = std::make_unique<KvPool>(layout, n_blocks, m->backend->kv_bytes_per_block());
+
+    const int n_threads =
+        params.n_threads > 0 ? params.n_threads : int(std::max(1u, std::thread::hardware_concurrency()));
+    m->info = describe(*m, n_threads);
+    report(params, 1.0f, "ready");
+    return m;
+}
+
+}  // namespace llamadesk

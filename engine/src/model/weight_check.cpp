@@ -1,0 +1,125 @@
+// validate_weights(): shapes against the config, and a scan for NaN/Inf. The scan reads every
+// byte of every tensor, so it also faults a memory-mapped checkpoint into memory, in parallel.
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "core/error.h"
+#include "model/checkpoint.h"
+#include "model/tensor_slots.h"
+
+namespace llamadesk {
+
+namespace {
+
+struct Chunk {
+    const TensorView* tensor;
+    int64_t begin, end;  // element range
+};
+
+// Exponent bits all ones means Inf (mantissa 0) or NaN.
+template <typename Bits>
+bool chunk_all_finite(const Bits* x, int64_t begin, int64_t end, Bits exp_mask) {
+    Bits any_bad = 0;
+    for (int64_t i = begin; i < end; ++i) any_bad |= Bits((x[i] & exp_mask) == exp_mask);
+    return any_bad == 0;
+}
+
+// The first non-finite element of a chunk known to hold one: its index and "NaN" or "Inf".
+template <typename Bits>
+std::string describe_first_bad(const TensorView& t, const Bits* x, int64_t begin, int64_t end,
+                               Bits exp_mask) {
+    for (int64_t i = begin; i < end; ++i) {
+        if ((x[i] & exp_mask) != exp_mask) continue;
+        const bool is_nan = (x[i] & Bits(~exp_mask) & Bits(~(Bits(1) << (sizeof(Bits) * 8 - 1)))) != 0;
+        return "tensor " + t.name + " contains " + (is_nan ? "NaN" : "Inf") + " at element " +
+               std::to_string(i);
+    }
+    return {};
+}
+
+// Empty when the chunk is all finite, else the message.
+std::string scan_chunk(const Chunk& c) {
+    const TensorView& t = *c.tensor;
+    switch (t.dtype) {
+    case DType::F32: {
+        const auto* x = static_cast<const uint32_t*>(t.data);
+        if (chunk_all_finite<uint32_t>(x, c.begin, c.end, 0x7f800000u)) return {};
+        return describe_first_bad<uint32_t>(t, x, c.begin, c.end, 0x7f800000u);
+    }
+    case DType::F16: {
+        const auto* x = static_cast<const uint16_t*>(t.data);
+        if (chunk_all_finite<uint16_t>(x, c.begin, c.end, 0x7c00u)) return {};
+        return describe_first_bad<uint16_t>(t, x, c.begin, c.end, 0x7c00u);
+    }
+    case DType::BF16: {
+        const auto* x = static_cast<const uint16_t*>(t.data);
+        if (chunk_all_finite<uint16_t>(x, c.begin, c.end, 0x7f80u)) return {};
+        return describe_first_bad<uint16_t>(t, x, c.begin, c.end, 0x7f80u);
+    }
+    }
+    return "tensor " + t.name + " has an unknown dtype";
+}
+
+void check_shapes(const Checkpoint& ckpt) {
+    ModelWeights copy = ckpt.weights;
+    for (const TensorSlot& s : tensor_slots(ckpt.config, copy, true)) {
+        const TensorView& t = *s.view;
+        if (t.data == nullptr)
+            fail(ErrorCode::BadFormat, ckpt.path + ": tensor " + s.name + " is missing");
+        if (t.rows != s.rows || t.cols != s.cols)
+            fail(ErrorCode::BadFormat,
+                 ckpt.path + ": tensor " + t.name + " has shape (" + std::to_string(t.rows) + ", " +
+                     std::to_string(t.cols) + "), the model's hyper-parameters imply (" +
+                     std::to_string(s.rows) + ", " + std::to_string(s.cols) + ")");
+    }
+    if (ckpt.weights.layers.size() != size_t(ckpt.config.n_layers))
+        fail(ErrorCode::BadFormat, ckpt.path + ": layer count does not match n_layers");
+}
+
+}  // namespace
+
+void validate_weights(const Checkpoint& ckpt) {
+    check_shapes(ckpt);
+
+    constexpr int64_t kChunkElements = int64_t(1) << 20;
+    const ModelWeights& w = ckpt.weights;
+    std::vector<const TensorView*> tensors{&w.token_embedding};
+    for (const LayerWeights& l : w.layers)
+        for (const TensorView* t : {&l.attention_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_norm,
+                                    &l.w1, &l.w2, &l.w3})
+            tensors.push_back(t);
+    tensors.push_back(&w.final_norm);
+    if (w.output.data != w.token_embedding.data) tensors.push_back(&w.output);
+
+    std::vector<Chunk> chunks;
+    for (const TensorView* t : tensors)
+        for (int64_t b = 0; b < t->n_elements(); b += kChunkElements)
+            chunks.push_back({t, b, std::min(t->n_elements(), b + kChunkElements)});
+
+    // Each worker takes the next chunk; the error reported is the one of the earliest chunk, so
+    // the message does not depend on thread timing.
+    std::atomic<size_t> next{0};
+    std::atomic<size_t> first_bad{chunks.size()};
+    std::vector<std::string> messages(chunks.size());
+    auto worker = [&] {
+        for (size_t i = next++; i < chunks.size() && i < first_bad.load(); i = next++) {
+            std::string m = scan_chunk(chunks[i]);
+            if (m.empty()) continue;
+            messages[i] = std::move(m);
+            size_t cur = first_bad.load();
+            while (i < cur && !first_bad.compare_exchange_weak(cur, i)) {}
+        }
+    };
+    const size_t n_threads =
+        std::min<size_t>(chunks.size(), std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < n_threads; ++t) pool.emplace_back(worker);
+    worker();
+    for (std::thread& t : pool) t.join();
+
+    if (first_bad.load() < chunks.size())
+        fail(ErrorCode::BadFormat, ckpt.path + ": " + messages[first_bad.load()]);
+}
+
+}  // namespace llamadesk

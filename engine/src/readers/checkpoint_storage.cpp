@@ -1,0 +1,27 @@
+#include "readers/checkpoint_storage.h"
+
+#include <new>
+
+#include "readers/mapped_file.h"
+
+namespace llamadesk {
+
+void* CheckpointStorage::allocate(size_t n_bytes) {
+    const size_t rounded = (n_bytes + 63) / 64 * 64;
+    void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+    if (!p) throw std::bad_alloc();
+    buffers.emplace_back(p, &std::free);
+    return p;
+}
+
+TensorView CheckpointStorage::as_f32(const TensorView& t) {
+    if (t.dtype == DType::F32) return t;
+    auto* out = static_cast<float*>(allocate(size_t(t.n_elements()) * sizeof(float)));
+    for (int64_t i = 0; i < t.n_elements(); ++i) out[i] = load_as_f32(t.data, t.dtype, size_t(i));
+    TensorView widened = t;
+    widened.dtype = DType::F32;
+    widened.data = out;
+    return widened;
+}
+
+}  // namespace llamadesk

@@ -1,0 +1,27 @@
+// A read-only memory mapping of a whole file. Weights are used in place from it, never copied.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace llamadesk {
+
+class MappedFile {
+public:
+    // Throws EngineError(FileNotFound) when the file cannot be opened or mapped.
+    explicit MappedFile(const std::string& path);
+    ~MappedFile();
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+
+    const uint8_t* data() const { return data_; }
+    uint64_t size() const { return size_; }
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+    const uint8_t* data_ = nullptr;  // null for an empty file
+    uint64_t size_ = 0;
+};
+
+}  // namespace llamadesk

@@ -1,0 +1,83 @@
+// open_checkpoint(): folder -> file, format detection by content, then the tokenizer source.
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+#include "core/error.h"
+#include "model/checkpoint.h"
+#include "readers/gguf_reader.h"
+#include "readers/llama2c_reader.h"
+#include "readers/mapped_file.h"
+#include "readers/tokenizer_locator.h"
+
+namespace fs = std::filesystem;
+
+namespace llamadesk {
+
+namespace {
+
+bool starts_with_gguf_magic(const MappedFile& f) {
+    return f.size() >= 4 && std::memcmp(f.data(), "GGUF", 4) == 0;
+}
+
+// The checkpoint in a folder: its only .gguf, else its only llama2.c .bin (a llama2.c
+// tokenizer.bin beside it is told apart by content). Several candidates: an error listing them.
+std::string pick_checkpoint_in(const std::string& dir) {
+    std::vector<std::string> ggufs, bins;
+    std::error_code ec;
+    for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+        if (!e.is_regular_file(ec)) continue;
+        const std::string ext = e.path().extension().string();
+        if (ext == ".gguf") {
+            ggufs.push_back(e.path().string());
+        } else if (ext == ".bin") {
+            try {
+                const MappedFile f(e.path().string());
+                if (looks_like_llama2c(f)) bins.push_back(e.path().string());
+            } catch (const EngineError&) {
+            }
+        }
+    }
+    if (ec) fail(ErrorCode::FileNotFound, "cannot list folder " + dir + ": " + ec.message());
+    // GGUF wins over a .bin: it carries its own vocabulary and hyper-parameters.
+    const std::vector<std::string>& candidates = ggufs.empty() ? bins : ggufs;
+    if (candidates.size() == 1) return candidates[0];
+    if (candidates.empty())
+        fail(ErrorCode::FileNotFound, "no checkpoint (.gguf or llama2.c .bin) in folder " + dir);
+    std::string list;
+    for (const std::string& c : candidates) list += "\n  " + c;
+    fail(ErrorCode::InvalidArgument,
+         "folder " + dir + " holds several checkpoints; choose one of:" + list);
+}
+
+Checkpoint read_by_content(const std::shared_ptr<const MappedFile>& file) {
+    if (starts_with_gguf_magic(*file)) return read_gguf_checkpoint(file);
+    const std::string ext = fs::path(file->path()).extension().string();
+    if (ext == ".gguf")
+        fail(ErrorCode::BadFormat, file->path() + " is named .gguf but does not start with the "
+                                                  "GGUF magic; the file is corrupt or not GGUF");
+    if (ext == ".safetensors" || ext == ".pth" || ext == ".pt")
+        fail(ErrorCode::Unsupported, file->path() + ": " + ext +
+                                         " checkpoints are not supported yet (GGUF and llama2.c "
+                                         ".bin are)");
+    // llama2.c files have no magic (legacy header) or "ak42"; the reader checks every field.
+    return read_llama2c_checkpoint(file);
+}
+
+}  // namespace
+
+Checkpoint open_checkpoint(const std::string& path, const std::string& tokenizer_path) {
+    std::error_code ec;
+    if (!fs::exists(path, ec)) fail(ErrorCode::FileNotFound, "model " + path + " does not exist");
+    const std::string file_path = fs::is_directory(path, ec) ? pick_checkpoint_in(path) : path;
+    Checkpoint ckpt = read_by_content(std::make_shared<const MappedFile>(file_path));
+
+    if (!tokenizer_path.empty()) {
+        ckpt.tokenizer = tokenizer_from_path(tokenizer_path);
+    } else if (!ckpt.tokenizer.embedded) {
+        ckpt.tokenizer.model_file = find_tokenizer_beside(file_path, ckpt.config.vocab_size);
+    }
+    return ckpt;
+}
+
+}  // namespace llamadesk

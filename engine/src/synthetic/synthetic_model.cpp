@@ -1,0 +1,128 @@
+#include "synthetic/synthetic_model.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <thread>
+
+#include "core/error.h"
+#include "model/tensor_slots.h"
+#include "readers/checkpoint_storage.h"
+#include "synthetic/synthetic_vocab.h"
+
+namespace llamadesk {
+
+namespace {
+
+uint64_t splitmix64(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+struct FillTask {
+    const TensorSlot* slot;
+    uint64_t stream;      // RNG stream of this (tensor, chunk): same values whatever the threads
+    int64_t begin, end;   // element range
+};
+
+// Uniform in [center - half_width, center + half_width): same variance as a normal of standard
+// deviation half_width / sqrt(3), which is all the activations need to stay in range.
+void fill(const FillTask& task, float center, float half_width) {
+    const TensorView& t = *task.slot->view;
+    void* data = const_cast<void*>(t.data);
+    uint64_t state = task.stream;
+    float block[1024];
+    for (int64_t b = task.begin; b < task.end; b += 1024) {
+        const int n = int(std::min<int64_t>(1024, task.end - b));
+        for (int i = 0; i < n; ++i) {
+            state = splitmix64(state);
+            const float u = float(state >> 40) * (1.0f / 16777216.0f);  // [0, 1)
+            block[i] = center + half_width * (2.0f * u - 1.0f);
+        }
+        switch (t.dtype) {
+        case DType::F32:
+            std::copy(block, block + n, static_cast<float*>(data) + b);
+            break;
+        case DType::F16:
+            for (int i = 0; i < n; ++i) static_cast<uint16_t*>(data)[b + i] = f32_to_f16(block[i]);
+            break;
+        case DType::BF16:
+            for (int i = 0; i < n; ++i) static_cast<uint16_t*>(data)[b + i] = f32_to_bf16(block[i]);
+            break;
+        }
+    }
+}
+
+}  // namespace
+
+ModelConfig synthetic_config(const std::string& name) {
+    auto make = [](int dim, int hidden, int layers, int heads, int kv_heads, int vocab, int seq) {
+        ModelConfig c;
+        c.dim = dim;
+        c.hidden_dim = hidden;
+        c.n_layers = layers;
+        c.n_heads = heads;
+        c.n_kv_heads = kv_heads;
+        c.vocab_size = vocab;
+        c.seq_len = seq;
+        return c;
+    };
+    if (name == "260K") return make(64, 172, 5, 8, 4, 512, 512);
+    if (name == "15M") return make(288, 768, 6, 6, 6, 32000, 256);
+    if (name == "110M") return make(768, 2048, 12, 12, 12, 32000, 1024);
+    if (name == "110M-gqa") return make(768, 2048, 12, 12, 4, 32000, 1024);
+    if (name == "7B") return make(4096, 11008, 32, 32, 32, 32000, 4096);
+    fail(ErrorCode::InvalidArgument,
+         "unknown synthetic model '" + name + "' (known: 260K, 15M, 110M, 110M-gqa, 7B)");
+}
+
+Checkpoint make_synthetic_checkpoint(const ModelConfig& config, DType dtype, uint64_t seed,
+                                     bool tied_classifier) {
+    validate_config(config, "synthetic model");
+    Checkpoint ckpt;
+    ckpt.path = "synthetic";
+    ckpt.format = "synthetic";
+    ckpt.config = config;
+    ckpt.weight_dtype = dtype;
+    auto storage = std::make_shared<CheckpointStorage>();
+
+    // Matrices in `dtype`, norms in F32 (as the readers deliver them).
+    constexpr int64_t kChunk = 1 << 16;
+    const std::vector<TensorSlot> slots = tensor_slots(config, ckpt.weights, !tied_classifier);
+    std::vector<FillTask> tasks;
+    for (size_t s = 0; s < slots.size(); ++s) {
+        const TensorSlot& slot = slots[s];
+        const DType t = slot.is_norm ? DType::F32 : dtype;
+        const int64_t n = slot.rows * slot.cols;
+        *slot.view = TensorView{slot.name, t, slot.rows, slot.cols,
+                                storage->allocate(size_t(n) * dtype_size(t))};
+        for (int64_t b = 0; b < n; b += kChunk)
+            tasks.push_back({&slot, splitmix64(seed ^ splitmix64(s * 0x100000000ull + uint64_t(b / kChunk))),
+                             b, std::min(n, b + kChunk)});
+    }
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+        for (size_t i = next++; i < tasks.size(); i = next++) {
+            const TensorSlot& slot = *tasks[i].slot;
+            if (slot.is_norm)
+                fill(tasks[i], 1.0f, 0.1f);
+            else
+                fill(tasks[i], 0.0f, std::sqrt(3.0f / float(slot.cols)));
+        }
+    };
+    const size_t n_threads =
+        std::min<size_t>(tasks.size(), std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < n_threads; ++t) pool.emplace_back(worker);
+    worker();
+    for (std::thread& t : pool) t.join();
+
+    if (tied_classifier) ckpt.weights.output = ckpt.weights.token_embedding;
+    ckpt.tokenizer.embedded = make_synthetic_vocab(config.vocab_size);
+    ckpt.storage = std::move(storage);
+    return ckpt;
+}
+
+}  // namespace llamadesk

@@ -1,0 +1,51 @@
+#include "synthetic/synthetic_vocab.h"
+
+#include <cstdio>
+
+namespace llamadesk {
+
+namespace {
+
+constexpr int kNormal = 1, kUnknown = 2, kControl = 3, kByte = 6;
+
+// The i-th string over the alphabet {"▁", a..z}, shortest first (a bijective base-27 count), so
+// every filler piece is distinct.
+std::string filler_piece(int i) {
+    static const std::string kSpace = "\xe2\x96\x81";  // U+2581, SentencePiece's space
+    std::string piece;
+    for (int n = i + 1; n > 0; n = (n - 1) / 27) {
+        const int digit = (n - 1) % 27;
+        piece.insert(0, digit == 0 ? kSpace : std::string(1, char('a' + digit - 1)));
+    }
+    return piece;
+}
+
+}  // namespace
+
+std::shared_ptr<EmbeddedVocab> make_synthetic_vocab(int vocab_size) {
+    auto v = std::make_shared<EmbeddedVocab>();
+    v->model = "llama";
+    auto add = [&](std::string piece, int type) {
+        if (int(v->tokens.size()) >= vocab_size) return;
+        v->tokens.push_back(std::move(piece));
+        v->scores.push_back(type == kNormal ? -float(v->tokens.size()) : 0.0f);
+        v->token_types.push_back(type);
+    };
+    add("<unk>", kUnknown);
+    add("<s>", kControl);
+    add("</s>", kControl);
+    if (vocab_size >= 3 + 256)
+        for (int b = 0; b < 256; ++b) {
+            char name[8];
+            std::snprintf(name, sizeof(name), "<0x%02X>", b);
+            add(name, kByte);
+        }
+    for (int i = 0; int(v->tokens.size()) < vocab_size; ++i) add(filler_piece(i), kNormal);
+    v->unk_id = 0;
+    v->bos_id = vocab_size > 1 ? 1 : 0;
+    v->eos_id = vocab_size > 2 ? 2 : 0;
+    v->add_bos = true;
+    return v;
+}
+
+}  // namespace llamadesk

@@ -1,0 +1,166 @@
+#include "tokenizer/tokenizer.h"
+
+#include <sentencepiece_processor.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "core/error.h"
+#include "tokenizer/sentencepiece_proto.h"
+
+namespace llamadesk {
+namespace {
+
+// Llama 2's tokenizer.model is 0.5 MB; anything this large is a wrong choice (weights, usually),
+// refused before it is read into memory.
+constexpr std::uintmax_t kMaxModelFileBytes = 64ull << 20;
+
+constexpr std::string_view kSpaceSymbol = "\xE2\x96\x81";  // "▁", SentencePiece's space
+
+std::string read_model_file(const std::string& path) {
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (!std::filesystem::exists(status))
+        fail(ErrorCode::FileNotFound, "tokenizer file not found: " + path);
+    if (std::filesystem::is_directory(status))
+        fail(ErrorCode::TokenizerMismatch,
+             path + " is a folder; choose the tokenizer.model file inside it");
+    const std::uintmax_t size = std::filesystem::file_size(path, ec);
+    if (ec)
+        fail(ErrorCode::FileNotFound, "cannot read tokenizer file " + path + ": " + ec.message());
+    if (size == 0)
+        fail(ErrorCode::TokenizerMismatch, path + " is empty; choose a SentencePiece tokenizer.model");
+    if (size > kMaxModelFileBytes)
+        fail(ErrorCode::TokenizerMismatch,
+             path + " is not a SentencePiece tokenizer.model: it is " + std::to_string(size >> 20) +
+                 " MiB, far larger than any tokenizer (is it the model's weights?)");
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        fail(ErrorCode::FileNotFound, "cannot open tokenizer file " + path + ": " + std::strerror(errno));
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad() || bytes.size() != size)
+        fail(ErrorCode::FileNotFound, "cannot read tokenizer file " + path + " (read " +
+                                          std::to_string(bytes.size()) + " of " +
+                                          std::to_string(size) + " bytes)");
+    return bytes;
+}
+
+}  // namespace
+
+Tokenizer::Tokenizer() : sp_(std::make_unique<sentencepiece::SentencePieceProcessor>()) {}
+Tokenizer::~Tokenizer() = default;
+
+std::unique_ptr<Tokenizer> Tokenizer::from_serialized(std::string_view model_proto,
+                                                      const std::string& origin, ErrorCode code) {
+    std::unique_ptr<Tokenizer> tok(new Tokenizer());
+    const auto status = tok->sp_->LoadFromSerializedProto(model_proto);
+    if (!status.ok()) {
+        const std::string why = std::strstr(status.message(), "ParseFromArray")
+                                    ? "it does not parse as a SentencePiece model protobuf"
+                                    : std::string("SentencePiece says: ") + status.message();
+        fail(code, origin + " is not a usable SentencePiece tokenizer model (" + why + ")");
+    }
+    // SentencePiece's decode spells the unknown token as the model's unk_surface.
+    tok->sp_->Decode(std::vector<int>{tok->sp_->unk_id()}, &tok->unk_surface_);
+    return tok;
+}
+
+std::unique_ptr<Tokenizer> Tokenizer::from_file(const std::string& model_path) {
+    const std::string bytes = read_model_file(model_path);
+    auto tok = from_serialized(bytes, model_path, ErrorCode::TokenizerMismatch);
+    // Llama models need both: without them a prompt cannot be framed nor an answer end.
+    if (tok->bos_id() < 0 || tok->eos_id() < 0)
+        fail(ErrorCode::TokenizerMismatch,
+             model_path + " has no BOS and EOS control tokens (<s>, </s>), which Llama models need");
+    return tok;
+}
+
+std::unique_ptr<Tokenizer> Tokenizer::from_embedded(const EmbeddedVocab& vocab) {
+    auto tok = from_serialized(serialize_model_proto(vocab), "the checkpoint's vocabulary",
+                               ErrorCode::BadFormat);
+    // SentencePiece finds BOS and EOS by piece text and accepts them only as control tokens.
+    if (tok->bos_id() != vocab.bos_id || tok->eos_id() != vocab.eos_id)
+        fail(ErrorCode::BadFormat,
+             "the checkpoint's vocabulary marks BOS " + std::to_string(vocab.bos_id) + " and EOS " +
+                 std::to_string(vocab.eos_id) +
+                 " but they are not both control tokens (tokenizer.ggml.token_type 3)");
+    return tok;
+}
+
+std::unique_ptr<Tokenizer> Tokenizer::from_source(const TokenizerSource& source) {
+    if (!source.model_file.empty()) return from_file(source.model_file);
+    if (source.embedded) return from_embedded(*source.embedded);
+    fail(ErrorCode::TokenizerMismatch, "this checkpoint has no vocabulary; choose its tokenizer.model");
+}
+
+void Tokenizer::check_id(int id) const {
+    if (id < 0 || id >= vocab_size())
+        fail(ErrorCode::InvalidArgument, "token id " + std::to_string(id) +
+                                             " is outside the vocabulary of " +
+                                             std::to_string(vocab_size()) + " tokens");
+}
+
+std::vector<int> Tokenizer::encode(std::string_view text, bool add_bos, bool add_eos) const {
+    std::vector<int> pieces;
+    const auto status = sp_->Encode(text, &pieces);
+    if (!status.ok())
+        fail(ErrorCode::Internal, std::string("SentencePiece could not encode the text: ") +
+                                      status.message());
+    std::vector<int> ids;
+    ids.reserve(pieces.size() + 2);
+    if (add_bos) ids.push_back(bos_id());
+    ids.insert(ids.end(), pieces.begin(), pieces.end());
+    if (add_eos) ids.push_back(eos_id());
+    return ids;
+}
+
+std::string Tokenizer::decode(const std::vector<int>& ids) const {
+    for (int id : ids) check_id(id);
+    std::string text;
+    const auto status = sp_->Decode(ids, &text);
+    if (!status.ok())
+        fail(ErrorCode::Internal, std::string("SentencePiece could not decode the tokens: ") +
+                                      status.message());
+    return text;
+}
+
+std::string Tokenizer::token_bytes(int prev, int id) const {
+    check_id(id);
+    if (prev >= 0) check_id(prev);
+    if (sp_->IsControl(id)) return {};
+    if (sp_->IsUnknown(id)) return unk_surface_;
+    std::string_view piece = sp_->IdToPiece(id);
+    if (sp_->IsByte(id)) {  // "<0xAB>", a form SentencePiece checked when it loaded the model
+        unsigned value = 0;
+        std::from_chars(piece.data() + 3, piece.data() + 5, value, 16);
+        return std::string(1, char(value));
+    }
+
+    const bool at_start = prev < 0 || prev == bos_id();
+    if (at_start && piece.starts_with(kSpaceSymbol)) piece.remove_prefix(kSpaceSymbol.size());
+    std::string bytes;
+    for (size_t pos = 0; pos < piece.size();) {
+        if (piece.substr(pos).starts_with(kSpaceSymbol)) {
+            bytes.push_back(' ');
+            pos += kSpaceSymbol.size();
+        } else {
+            bytes.push_back(piece[pos++]);
+        }
+    }
+    return bytes;
+}
+
+int Tokenizer::vocab_size() const { return sp_->GetPieceSize(); }
+int Tokenizer::bos_id() const { return sp_->bos_id(); }
+int Tokenizer::eos_id() const { return sp_->eos_id(); }
+
+std::string Tokenizer::piece(int id) const {
+    check_id(id);
+    return sp_->IdToPiece(id);
+}
+
+}  // namespace llamadesk

@@ -1,0 +1,78 @@
+#include "bench_runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+#include <random>
+
+namespace llamadesk::bench {
+
+namespace {
+
+constexpr int kBlockSize = 16;
+
+template <class F>
+double median_seconds(int repeats, F&& run) {
+    std::vector<double> s;
+    for (int r = 0; r < repeats; ++r) {
+        const auto start = std::chrono::steady_clock::now();
+        run();
+        s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(s.begin(), s.end());
+    return s[s.size() / 2];
+}
+
+}  // namespace
+
+int64_t weight_bytes_per_token(const Checkpoint& ckpt) {
+    int64_t bytes = ckpt.weights.output.n_bytes();
+    for (const LayerWeights& l : ckpt.weights.layers)
+        for (const TensorView* t : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w1, &l.w2, &l.w3}) bytes += t->n_bytes();
+    return bytes;
+}
+
+BenchResults run_benchmarks(Backend& backend, const Checkpoint& ckpt, const BenchPlan& plan) {
+    const ModelConfig& c = ckpt.config;
+    const KvLayout layout{c.n_layers, c.n_kv_heads, c.head_dim(), kBlockSize};
+    std::vector<int32_t> table((size_t(c.seq_len) + kBlockSize - 1) / kBlockSize);
+    std::iota(table.begin(), table.end(), 0);
+    backend.allocate_kv_pool(layout, int(table.size()));
+    const BlockTableView view{table.data(), int(table.size())};
+
+    std::mt19937 rng(1234);
+    std::vector<int32_t> tokens(size_t(c.seq_len));
+    for (int32_t& t : tokens) t = int32_t(rng() % uint32_t(c.vocab_size));
+    std::vector<float> logits(size_t(c.vocab_size));
+    auto run = [&](int start_pos, int n) {
+        backend.forward({tokens.data() + start_pos, size_t(n)}, start_pos, view, logits.data());
+    };
+
+    BenchResults results;
+    run(0, std::min(c.seq_len, 16));  // warm up: fault in the weights
+    for (int n : plan.prefill_tokens) {
+        if (n > c.seq_len) continue;
+        const double s = median_seconds(std::max(1, plan.repeats / 2), [&] { run(0, n); });
+        results.prefill.push_back({n, n / s});
+    }
+
+    std::vector<int> positions;
+    for (int p : plan.decode_positions) {
+        const int clamped = std::min(p, c.seq_len - plan.decode_tokens);
+        if (clamped >= 0 && std::find(positions.begin(), positions.end(), clamped) == positions.end())
+            positions.push_back(clamped);
+    }
+    const double weight_bytes = double(weight_bytes_per_token(ckpt));
+    for (int pos : positions) {
+        if (pos > 0) run(0, pos);  // fill the context up to pos
+        const double s = median_seconds(plan.repeats, [&] {
+            for (int i = 0; i < plan.decode_tokens; ++i) run(pos + i, 1);
+        });
+        const double per_token = s / plan.decode_tokens;
+        const double no_cache = median_seconds(std::max(1, plan.repeats / 2), [&] { run(0, pos + 1); });
+        results.decode.push_back({pos, 1.0 / per_token, per_token * 1e3, no_cache * 1e3, weight_bytes / per_token});
+    }
+    return results;
+}
+
+}  // namespace llamadesk::bench

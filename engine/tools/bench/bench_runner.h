@@ -1,0 +1,42 @@
+// The measurements of llamadesk-bench, over any Backend: prefill and decode speed, decode with and
+// without the KV cache, and the weight bytes decode streams per second.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "backends/backend.h"
+
+namespace llamadesk::bench {
+
+struct PrefillResult {
+    int tokens;
+    double tokens_per_s;
+};
+
+struct DecodeResult {
+    int position;                // context position of the decoded tokens
+    double tokens_per_s;         // with the KV cache
+    double ms_per_token;
+    double no_cache_ms_per_token;  // recomputing the whole prefix for each token
+    double weight_bytes_per_s;   // weight bytes streamed per second while decoding
+};
+
+struct BenchResults {
+    std::vector<PrefillResult> prefill;
+    std::vector<DecodeResult> decode;
+};
+
+struct BenchPlan {
+    std::vector<int> prefill_tokens{256, 1000};
+    std::vector<int> decode_positions{16, 256, 1000};
+    int decode_tokens = 8;  // tokens per decode sample
+    int repeats = 5;        // samples per figure; the median is reported
+};
+
+// Bytes of the matrices one decode step reads (every layer's projections and the classifier).
+int64_t weight_bytes_per_token(const Checkpoint& ckpt);
+
+BenchResults run_benchmarks(Backend& backend, const Checkpoint& ckpt, const BenchPlan& plan);
+
+}  // namespace llamadesk::bench

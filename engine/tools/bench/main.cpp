@@ -1,0 +1,163 @@
+// llamadesk-bench: prefill and decode speed of a model (a file, or random weights in a named
+// shape), decode with and without the KV cache, and weight bytes streamed per second against the
+// memory read bandwidth measured in the same run. --write-gguf saves the synthetic model so another
+// program (llama.cpp, see compare_llamacpp.py) can time the very same weights.
+#include <charconv>
+#include <cstdio>
+#include <string>
+#include <thread>
+
+#include "backends/backend.h"
+#include "bench_runner.h"
+#include "core/error.h"
+#include "memory_bandwidth.h"
+#include "synthetic/synthetic_model.h"
+
+using namespace llamadesk;
+
+namespace {
+
+struct Options {
+    std::string model, synthetic, write_gguf, backend = "cpu";
+    DType dtype = DType::F32;
+    int threads = 0;
+    bool json = false;
+    bench::BenchPlan plan;
+};
+
+const char* usage() {
+    return "usage: llamadesk-bench (--model PATH | --synthetic 260K|15M|110M|110M-gqa|7B) [options]\n"
+           "\n"
+           "  --model PATH        checkpoint file or folder\n"
+           "  --synthetic NAME    random weights in the shape of llama2.c's stories models (or 7B)\n"
+           "  --dtype T           f32, f16 or bf16 weights of the synthetic model (default f32)\n"
+           "  --threads N         CPU threads (default: all cores)\n"
+           "  --backend B         cpu or cuda (default cpu)\n"
+           "  --repeats N         samples per figure, the median is reported (default 5)\n"
+           "  --write-gguf PATH   save the synthetic model as GGUF and exit\n"
+           "  --json              print the results as one JSON object\n";
+}
+
+int parse_int(const std::string& option, const std::string& value) {
+    int out = 0;
+    const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
+    if (ec != std::errc() || ptr != value.data() + value.size() || value.empty())
+        fail(ErrorCode::InvalidArgument, option + " expects a number, not '" + value + "'");
+    return out;
+}
+
+Options parse_options(int argc, char** argv) {
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "-h" || arg == "--help") {
+            std::fputs(usage(), stdout);
+            std::exit(0);
+        }
+        if (arg == "--json") {
+            o.json = true;
+            continue;
+        }
+        if (i + 1 >= argc) fail(ErrorCode::InvalidArgument, arg + " expects a value (see --help)");
+        const std::string value = argv[++i];
+        if (arg == "--model") o.model = value;
+        else if (arg == "--synthetic") o.synthetic = value;
+        else if (arg == "--write-gguf") o.write_gguf = value;
+        else if (arg == "--backend") o.backend = value;
+        else if (arg == "--threads") o.threads = parse_int(arg, value);
+        else if (arg == "--repeats") o.plan.repeats = std::max(1, parse_int(arg, value));
+        else if (arg == "--dtype") {
+            if (value == "f32") o.dtype = DType::F32;
+            else if (value == "f16") o.dtype = DType::F16;
+            else if (value == "bf16") o.dtype = DType::BF16;
+            else fail(ErrorCode::InvalidArgument, "--dtype expects f32, f16 or bf16, not '" + value + "'");
+        } else {
+            fail(ErrorCode::InvalidArgument, "unknown option " + arg + " (see --help)");
+        }
+    }
+    if (o.model.empty() == o.synthetic.empty())
+        fail(ErrorCode::InvalidArgument, "give exactly one of --model PATH and --synthetic NAME (see --help)");
+    if (!o.write_gguf.empty() && o.synthetic.empty())
+        fail(ErrorCode::InvalidArgument, "--write-gguf saves a --synthetic model");
+    if (o.backend != "cpu" && o.backend != "cuda")
+        fail(ErrorCode::InvalidArgument, "--backend expects cpu or cuda, not '" + o.backend + "'");
+    return o;
+}
+
+std::unique_ptr<Backend> make_backend(const Options& o, const Checkpoint& ckpt) {
+    if (o.backend == "cuda") {
+        std::string why;
+        if (!cuda_backend_available(&why)) fail(ErrorCode::BackendUnavailable, "no CUDA backend: " + why);
+        return make_cuda_backend(ckpt, CudaBackendOptions{});
+    }
+    CpuBackendOptions opts;
+    opts.n_threads = o.threads;
+    return make_cpu_backend(ckpt, opts);
+}
+
+void print_text(const Options& o, const Checkpoint& ckpt, const Backend& backend, double bandwidth,
+                const bench::BenchResults& r, int threads) {
+    const ModelConfig& c = ckpt.config;
+    std::printf("model      %s (%s), dim %d, hidden %d, %d layers, %d heads, %d kv heads, vocab %d, context %d\n",
+                o.model.empty() ? ("synthetic " + o.synthetic).c_str() : o.model.c_str(), dtype_name(ckpt.weight_dtype),
+                c.dim, c.hidden_dim, c.n_layers, c.n_heads, c.n_kv_heads, c.vocab_size, c.seq_len);
+    std::printf("backend    %s (%s), %d threads\n", backend.name().c_str(), backend.device_description().c_str(), threads);
+    std::printf("memory     %.2f GB/s read bandwidth (%d threads, XOR over 1 GiB)\n", bandwidth / 1e9, threads);
+    std::printf("weights    %.1f MB read per decoded token\n\n", double(bench::weight_bytes_per_token(ckpt)) / 1e6);
+    for (const auto& p : r.prefill) std::printf("prefill %5d tokens   %9.1f tok/s\n", p.tokens, p.tokens_per_s);
+    std::printf("\n%-10s %10s %12s %14s %12s %10s %8s\n", "decode at", "tok/s", "ms/token", "no-cache ms", "cache gain",
+                "weight GB/s", "of bw");
+    for (const auto& d : r.decode)
+        std::printf("%-10d %10.1f %12.2f %14.2f %11.1fx %10.2f %7.0f%%\n", d.position, d.tokens_per_s, d.ms_per_token,
+                    d.no_cache_ms_per_token, d.no_cache_ms_per_token / d.ms_per_token, d.weight_bytes_per_s / 1e9,
+                    100.0 * d.weight_bytes_per_s / bandwidth);
+}
+
+void print_json(const Options& o, const Checkpoint& ckpt, const Backend& backend, double bandwidth,
+                const bench::BenchResults& r, int threads) {
+    const ModelConfig& c = ckpt.config;
+    std::printf("{\"model\": \"%s\", \"dtype\": \"%s\", \"backend\": \"%s\", \"device\": \"%s\", \"threads\": %d, ",
+                o.model.empty() ? ("synthetic " + o.synthetic).c_str() : o.model.c_str(), dtype_name(ckpt.weight_dtype),
+                backend.name().c_str(), backend.device_description().c_str(), threads);
+    std::printf("\"dim\": %d, \"n_layers\": %d, \"context\": %d, \"weight_bytes_per_token\": %lld, "
+                "\"memory_read_bytes_per_s\": %.0f, ",
+                c.dim, c.n_layers, c.seq_len, (long long)bench::weight_bytes_per_token(ckpt), bandwidth);
+    std::printf("\"prefill\": [");
+    for (size_t i = 0; i < r.prefill.size(); ++i)
+        std::printf("%s{\"tokens\": %d, \"tokens_per_s\": %.2f}", i ? ", " : "", r.prefill[i].tokens,
+                    r.prefill[i].tokens_per_s);
+    std::printf("], \"decode\": [");
+    for (size_t i = 0; i < r.decode.size(); ++i) {
+        const auto& d = r.decode[i];
+        std::printf("%s{\"position\": %d, \"tokens_per_s\": %.2f, \"ms_per_token\": %.4f, \"no_cache_ms_per_token\": %.4f, "
+                    "\"weight_bytes_per_s\": %.0f, \"bandwidth_ratio\": %.4f}",
+                    i ? ", " : "", d.position, d.tokens_per_s, d.ms_per_token, d.no_cache_ms_per_token,
+                    d.weight_bytes_per_s, d.weight_bytes_per_s / bandwidth);
+    }
+    std::printf("]}\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        const Options o = parse_options(argc, argv);
+        const Checkpoint ckpt = o.model.empty()
+                                    ? make_synthetic_checkpoint(synthetic_config(o.synthetic), o.dtype, 1)
+                                    : open_checkpoint(o.model);
+        if (!o.write_gguf.empty()) {
+            write_gguf(ckpt, o.write_gguf);
+            std::fprintf(stderr, "wrote %s\n", o.write_gguf.c_str());
+            return 0;
+        }
+        const int threads = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+        std::unique_ptr<Backend> backend = make_backend(o, ckpt);
+        const double bandwidth = bench::measure_read_bandwidth(threads);
+        const bench::BenchResults results = bench::run_benchmarks(*backend, ckpt, o.plan);
+        (o.json ? print_json : print_text)(o, ckpt, *backend, bandwidth, results, threads);
+        return 0;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "llamadesk-bench: %s\n", e.what());
+        return 1;
+    }
+}

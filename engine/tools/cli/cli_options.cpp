@@ -1,0 +1,101 @@
+#include "cli_options.h"
+
+#include <charconv>
+#include <cstdlib>
+#include <string_view>
+#include <vector>
+
+#include "core/error.h"
+
+namespace llamadesk::cli {
+
+namespace {
+
+template <class T>
+T parse_number(const std::string& option, const std::string& value) {
+    T out{};
+    const char* end = value.data() + value.size();
+    auto [ptr, ec] = std::from_chars(value.data(), end, out);
+    if (ec != std::errc() || ptr != end || value.empty())
+        fail(ErrorCode::InvalidArgument, option + " expects a number, not '" + value + "'");
+    return out;
+}
+
+BackendKind parse_backend(const std::string& value) {
+    if (value == "cpu") return BackendKind::Cpu;
+    if (value == "cuda") return BackendKind::Cuda;
+    if (value == "auto") return BackendKind::Auto;
+    fail(ErrorCode::InvalidArgument, "--backend expects cpu, cuda or auto, not '" + value + "'");
+}
+
+}  // namespace
+
+const char* usage() {
+    return "usage: llamadesk-cli --model PATH [options] (--prompt TEXT | --chat)\n"
+           "       llamadesk-cli (--model PATH | --tokenizer PATH) --tokenize TEXT\n"
+           "\n"
+           "  --model PATH          checkpoint file (.bin, .gguf) or a folder holding one\n"
+           "  --tokenizer PATH      SentencePiece tokenizer.model (default: the model's own, or one beside it)\n"
+           "  --prompt TEXT         complete TEXT; stdout gets TEXT followed by the generated text\n"
+           "  --chat                interactive Llama 2 chat (default); /new starts over, /quit or EOF ends\n"
+           "  --tokenize TEXT       print the token ids the model sees for TEXT (BOS first)\n"
+           "  -n N                  at most N new tokens (default 256; <= 0: until EOS or context full)\n"
+           "  --temperature F       0 is greedy (default 0.8)\n"
+           "  --top-k N             (default 40; 0 off)\n"
+           "  --top-p F             (default 0.95; 1 off)\n"
+           "  --min-p F             (default 0.05; 0 off)\n"
+           "  --repeat-penalty F    over the last 64 tokens (default 1, off)\n"
+           "  --seed N              seed of the sampler (default: random)\n"
+           "  --threads N           CPU threads (default: all cores)\n"
+           "  --backend B           cpu, cuda or auto (default auto: CUDA when a GPU is usable)\n"
+           "  --stats               print prefill / decode figures and cache occupancy to stderr\n"
+           "  -h, --help            this text\n";
+}
+
+Options parse_options(int argc, char** argv) {
+    Options o;
+    o.generate.max_new_tokens = 256;
+    o.generate.sampling.repeat_penalty = 1.0f;  // off unless asked, as in llama.cpp's tools
+    bool have_mode = false;
+    auto set_mode = [&](Mode m, const std::string& option) {
+        if (have_mode) fail(ErrorCode::InvalidArgument, "choose one of --prompt, --chat and --tokenize (" + option + ")");
+        have_mode = true;
+        o.mode = m;
+    };
+
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        auto value = [&]() -> const std::string& {
+            if (i + 1 >= args.size()) fail(ErrorCode::InvalidArgument, a + " needs a value");
+            return args[++i];
+        };
+        if (a == "-h" || a == "--help") o.help = true;
+        else if (a == "--model") o.load.model_path = value();
+        else if (a == "--tokenizer") o.load.tokenizer_path = value();
+        else if (a == "--prompt") { set_mode(Mode::Prompt, a); o.text = value(); }
+        else if (a == "--chat") set_mode(Mode::Chat, a);
+        else if (a == "--tokenize") { set_mode(Mode::Tokenize, a); o.text = value(); }
+        else if (a == "-n") o.generate.max_new_tokens = parse_number<int>(a, value());
+        else if (a == "--temperature") o.generate.sampling.temperature = parse_number<float>(a, value());
+        else if (a == "--top-k") o.generate.sampling.top_k = parse_number<int>(a, value());
+        else if (a == "--top-p") o.generate.sampling.top_p = parse_number<float>(a, value());
+        else if (a == "--min-p") o.generate.sampling.min_p = parse_number<float>(a, value());
+        else if (a == "--repeat-penalty") o.generate.sampling.repeat_penalty = parse_number<float>(a, value());
+        else if (a == "--seed") o.generate.sampling.seed = parse_number<int64_t>(a, value());
+        else if (a == "--threads") o.load.n_threads = parse_number<int>(a, value());
+        else if (a == "--backend") o.load.backend = parse_backend(value());
+        else if (a == "--stats") o.stats = true;
+        else fail(ErrorCode::InvalidArgument, "unknown option '" + a + "' (see --help)");
+    }
+    if (o.help) return o;
+    if (o.load.model_path.empty() && !(o.mode == Mode::Tokenize && !o.load.tokenizer_path.empty()))
+        fail(ErrorCode::InvalidArgument,
+             o.mode == Mode::Tokenize ? "--tokenize needs --model or --tokenizer" : "--model PATH is required");
+    if (o.generate.sampling.repeat_penalty <= 0)
+        fail(ErrorCode::InvalidArgument, "--repeat-penalty must be positive");
+    if (o.load.n_threads < 0) fail(ErrorCode::InvalidArgument, "--threads cannot be negative");
+    return o;
+}
+
+}  // namespace llamadesk::cli

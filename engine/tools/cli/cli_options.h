@@ -1,0 +1,28 @@
+// Command line of llamadesk-cli.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "llamadesk/engine.h"
+
+namespace llamadesk::cli {
+
+enum class Mode { Prompt, Chat, Tokenize };
+
+struct Options {
+    Mode mode = Mode::Chat;
+    std::string text;  // --prompt or --tokenize text
+    LoadParams load;
+    GenerateParams generate;
+    bool stats = false;
+    bool help = false;
+};
+
+// The usage text printed by --help.
+const char* usage();
+
+// Parses argv. Throws EngineError(InvalidArgument) with a one-line message on a bad command line.
+Options parse_options(int argc, char** argv);
+
+}  // namespace llamadesk::cli

@@ -1,0 +1,142 @@
+// llamadesk-cli: completion, interactive chat and tokenization from the terminal.
+// stdout carries only text (the prompt and what the model writes, or token ids); everything else,
+// errors and --stats figures included, goes to stderr.
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "cli_options.h"
+#include "core/error.h"
+#include "core/exception_status.h"
+#include "tokenizer/tokenizer.h"
+
+using namespace llamadesk;
+
+namespace {
+
+std::atomic<bool> g_cancel{false};
+
+extern "C" void on_interrupt(int) { g_cancel.store(true); }
+
+// Ctrl+C stops the answer being generated instead of the program while it is installed.
+class InterruptGuard {
+public:
+    InterruptGuard() { g_cancel = false; previous_ = std::signal(SIGINT, on_interrupt); }
+    ~InterruptGuard() { std::signal(SIGINT, previous_); }
+
+private:
+    void (*previous_)(int);
+};
+
+void check(const Status& s) {
+    if (!s.ok()) throw EngineError(s.code, s.message);
+}
+
+void print_stats(const Engine& engine, const GenerationResult& r) {
+    const GenerationStats& s = r.stats;
+    const PoolStats pool = engine.pool_stats();
+    std::fprintf(stderr,
+                 "\n[stats] stop: %s | prompt %d tokens, prefilled %d (%d again after eviction) in %.1f ms, "
+                 "%.1f tok/s | first token after %.1f ms | generated %d tokens, decode %.1f tok/s\n"
+                 "[stats] conversation: %d tokens, %d cached in %d blocks, context %d | pool: %d / %d blocks "
+                 "of %d tokens, %.2f / %.2f MiB, %lld evictions\n",
+                 stop_reason_name(r.stop_reason), s.prompt_tokens, s.prefilled_tokens, s.reprefilled_tokens,
+                 s.prefill_ms, s.prefill_tokens_per_s, s.time_to_first_token_ms, s.generated_tokens,
+                 s.decode_tokens_per_s, s.conversation.history_tokens, s.conversation.cached_tokens,
+                 s.conversation.cache_blocks, s.conversation.context_length, pool.blocks_used, pool.blocks_total,
+                 pool.block_size, pool.bytes_used / 1048576.0, pool.bytes_total / 1048576.0,
+                 static_cast<long long>(pool.evictions));
+}
+
+GenerationResult stream(Engine& engine, ConversationId id, const std::string& text, const cli::Options& o) {
+    InterruptGuard guard;
+    GenerationResult r = engine.generate(
+        id, text, o.generate,
+        [](const std::string& piece, const GenerationStats&) {
+            std::fwrite(piece.data(), 1, piece.size(), stdout);
+            std::fflush(stdout);
+        },
+        &g_cancel);
+    check(r.status);
+    return r;
+}
+
+void load(Engine& engine, const cli::Options& o) {
+    check(engine.load(o.load));
+    const ModelInfo info = engine.model_info();
+    std::fprintf(stderr, "[llamadesk] %s: %s, %d layers, %d heads / %d kv heads, context %d, %s on %s (%s)\n",
+                 info.name.c_str(), info.weight_dtype.c_str(), info.n_layers, info.n_heads, info.n_kv_heads,
+                 info.context_length, info.format.c_str(), info.backend.c_str(), info.device.c_str());
+}
+
+void run_tokenize(const cli::Options& o) {
+    std::vector<int> ids;
+    if (!o.load.model_path.empty()) {
+        Engine engine;
+        check(engine.load(o.load));
+        check(engine.tokenize(o.text, true, &ids));
+    } else {
+        ids = Tokenizer::from_file(o.load.tokenizer_path)->encode(o.text, true);
+    }
+    for (size_t i = 0; i < ids.size(); ++i) std::printf(i ? " %d" : "%d", ids[i]);
+    std::printf("\n");
+}
+
+void run_prompt(const cli::Options& o) {
+    Engine engine;
+    load(engine, o);
+    const ConversationId id = engine.create_conversation(ChatFormat::Completion);
+    std::fwrite(o.text.data(), 1, o.text.size(), stdout);
+    const GenerationResult r = stream(engine, id, o.text, o);
+    std::printf("\n");
+    if (o.stats) print_stats(engine, r);
+}
+
+void run_chat(const cli::Options& o) {
+    Engine engine;
+    load(engine, o);
+    ConversationId id = engine.create_conversation(ChatFormat::Llama2Chat);
+    std::fprintf(stderr, "[llamadesk] chat: type a message; /new starts over, /quit ends\n");
+    std::string line;
+    for (;;) {
+        std::fprintf(stderr, "> ");
+        if (!std::getline(std::cin, line) || line == "/quit") break;
+        if (line == "/new") {
+            check(engine.reset_conversation(id));
+            std::fprintf(stderr, "[llamadesk] new conversation\n");
+            continue;
+        }
+        if (line.empty()) continue;
+        const GenerationResult r = stream(engine, id, line, o);
+        std::printf("\n");
+        std::fflush(stdout);
+        if (r.stop_reason == StopReason::ContextFull)
+            std::fprintf(stderr, "[llamadesk] the context is full; /new starts over\n");
+        if (o.stats) print_stats(engine, r);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        const cli::Options o = cli::parse_options(argc, argv);
+        if (o.help) {
+            std::fputs(cli::usage(), stdout);
+            return 0;
+        }
+        switch (o.mode) {
+        case cli::Mode::Tokenize: run_tokenize(o); break;
+        case cli::Mode::Prompt: run_prompt(o); break;
+        case cli::Mode::Chat: run_chat(o); break;
+        }
+        return 0;
+    } catch (...) {
+        const Status s = status_from_current_exception();
+        std::fflush(stdout);
+        std::fprintf(stderr, "llamadesk-cli: error: %s\n", s.message.c_str());
+        return 1;
+    }
+}

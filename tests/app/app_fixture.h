@@ -1,0 +1,53 @@
+// A real AppContext (worker thread, engine, controllers) in temporary folders, and helpers to
+// send a message and wait for the answer.
+#pragma once
+
+#include <QObject>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <memory>
+
+#include "app_context.h"
+
+class AppFixture : public QObject {
+    Q_OBJECT
+public:
+    struct Finished {
+        QString key;
+        llamadesk::GenerationResult result;
+        int n_turns = 0;
+    };
+
+    // root: where data and settings live; empty: a fresh temporary folder.
+    explicit AppFixture(const QString& root = {}) {
+        QStandardPaths::setTestModeEnabled(true);
+        const QString base = root.isEmpty() ? dir.path() : root;
+        app = std::make_unique<AppContext>(AppPaths{base + "/data", base + "/settings.ini"});
+        connect(app->worker(), &InferenceWorker::generationFinished, this,
+                [this](const QString& key, const llamadesk::GenerationResult& r, int n) {
+                    finished.append({key, r, n});
+                });
+    }
+
+    // Loads a model and waits until the worker has answered (loaded or failed).
+    bool load(const QString& path, int timeout_ms = 120000) {
+        app->model()->load(path, {});
+        return QTest::qWaitFor([this] { return !app->model()->loading(); }, timeout_ms);
+    }
+
+    // Sends text in the current conversation and waits for its generationFinished.
+    const Finished* sendAndWait(const QString& text, int timeout_ms = 120000) {
+        const qsizetype before = finished.size();
+        app->chat()->send(text);
+        if (!QTest::qWaitFor([&] { return finished.size() > before; }, timeout_ms))
+            return nullptr;
+        // The controller handles the same queued signal right after us.
+        QTest::qWaitFor([this] { return !app->chat()->generating(); }, 5000);
+        return &finished.last();
+    }
+
+    QTemporaryDir dir;
+    std::unique_ptr<AppContext> app;
+    QList<Finished> finished;
+};

@@ -1,0 +1,244 @@
+// The CPU backend against a plain reference transformer on synthetic models of many shapes, and the
+// KV cache against recomputation: logits with the cache equal logits recomputed over the whole
+// prefix without it, at every step. Block tables are shuffled and unused pool slots hold NaN, so a
+// read of a wrong or unwritten slot shows up.
+#include <QTest>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <string_view>
+#include <vector>
+
+#include "backends/cpu/cpu_backend.h"
+#include "core/error.h"
+#include "reference_transformer.h"
+#include "synthetic/synthetic_model.h"
+
+using namespace llamadesk;
+using namespace llamadesk::cpu;
+using llamadesk::test::ReferenceTransformer;
+
+namespace {
+
+ModelConfig shape(int dim, int hidden, int layers, int heads, int kv_heads, int vocab, int seq_len) {
+    ModelConfig c;
+    c.dim = dim;
+    c.hidden_dim = hidden;
+    c.n_layers = layers;
+    c.n_heads = heads;
+    c.n_kv_heads = kv_heads;
+    c.vocab_size = vocab;
+    c.seq_len = seq_len;
+    return c;
+}
+
+struct Shape {
+    const char* name;
+    ModelConfig config;
+    int block_size;
+    bool tied;
+};
+
+// n_rep 1, 2, 4; head_dim 6 to 128; widths that are not multiples of the vector or tile sizes
+const Shape kShapes[] = {
+    {"rep1_hd8", shape(64, 100, 2, 8, 8, 50, 48), 16, true},
+    {"rep2_hd16", shape(96, 131, 2, 6, 3, 61, 48), 3, true},
+    {"rep4_hd40_untied", shape(160, 170, 2, 4, 1, 70, 48), 1, false},
+    {"rep1_hd128", shape(256, 300, 1, 2, 2, 33, 48), 5, true},
+    {"rep4_hd12", shape(144, 77, 2, 12, 3, 29, 48), 4, true},
+};
+
+std::vector<int32_t> random_tokens(int n, int vocab, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::vector<int32_t> tokens(static_cast<size_t>(n));
+    for (int32_t& t : tokens) t = int32_t(rng() % uint32_t(vocab));
+    return tokens;
+}
+
+// max |a - b| <= tol * max(1, max |b|)
+void compare_logits(const float* actual, const std::vector<float>& expected, double tol, const char* what, int step) {
+    double scale = 1.0, worst = 0.0;
+    for (float e : expected) scale = std::max(scale, double(std::abs(e)));
+    for (size_t i = 0; i < expected.size(); ++i) {
+        const double d = std::abs(double(actual[i]) - expected[i]);
+        worst = std::isnan(d) ? INFINITY : std::max(worst, d);
+    }
+    if (!(worst <= tol * scale))
+        QFAIL(qPrintable(QStringLiteral("%1, step %2: max difference %3 (scale %4)").arg(what).arg(step).arg(worst).arg(scale)));
+}
+
+// A backend whose pool is poisoned with NaN, and disjoint shuffled block tables over it.
+struct Fixture {
+    Checkpoint ckpt;
+    std::unique_ptr<CpuBackend> backend;
+    KvLayout layout;
+    std::vector<std::vector<int32_t>> tables;
+
+    Fixture(const Shape& s, DType dtype, const Kernels& kernels, int n_threads, int n_tables)
+        : ckpt(make_synthetic_checkpoint(s.config, dtype, 42, s.tied)) {
+        CpuBackendOptions opts;
+        opts.n_threads = n_threads;
+        backend = std::make_unique<CpuBackend>(ckpt, opts, kernels);
+        layout = {s.config.n_layers, s.config.n_kv_heads, s.config.head_dim(), s.block_size};
+        const int per_table = (s.config.seq_len + s.block_size - 1) / s.block_size;
+        const int n_blocks = per_table * n_tables + 3;  // a few never used at all
+        backend->allocate_kv_pool(layout, n_blocks);
+        std::fill_n(backend->kv_pool_data(), layout.block_elements() * n_blocks, std::numeric_limits<float>::quiet_NaN());
+        std::vector<int32_t> ids(static_cast<size_t>(n_blocks));
+        std::iota(ids.begin(), ids.end(), 0);
+        std::shuffle(ids.begin(), ids.end(), std::mt19937(7));
+        for (int t = 0; t < n_tables; ++t)
+            tables.emplace_back(ids.begin() + t * per_table, ids.begin() + (t + 1) * per_table);
+    }
+    BlockTableView table(int i) const { return {tables[size_t(i)].data(), int(tables[size_t(i)].size())}; }
+    int vocab() const { return ckpt.config.vocab_size; }
+};
+
+void add_model_rows(bool all_dtypes) {
+    QTest::addColumn<int>("shape");
+    QTest::addColumn<int>("dtype");
+    QTest::addColumn<QString>("isa");
+    for (const char* isa : {"generic", "avx2", "avx512"})
+        for (int s = 0; s < int(std::size(kShapes)); ++s)
+            for (DType d : {DType::F32, DType::F16, DType::BF16}) {
+                // the generic kernels' f16/bf16 paths are covered by test_cpu_kernels
+                if (d != DType::F32 && (!all_dtypes || std::string_view(isa) == "generic")) continue;
+                QTest::addRow("%s/%s/%s", isa, kShapes[s].name, dtype_name(d)) << s << int(d) << QString::fromLatin1(isa);
+            }
+}
+
+}  // namespace
+
+#define FETCH_MODEL_ROW()                                                                    \
+    QFETCH(int, shape);                                                                      \
+    QFETCH(int, dtype);                                                                      \
+    QFETCH(QString, isa);                                                                    \
+    const Kernels* kernels = kernels_for(isa.toLatin1().constData());                        \
+    if (!kernels) QSKIP(qPrintable(QStringLiteral("this CPU has no %1").arg(isa)));         \
+    const Shape& s = kShapes[shape];                                                         \
+    const DType weight_dtype = DType(dtype)
+
+class TestCpuBackend : public QObject {
+    Q_OBJECT
+private slots:
+    // Token by token through the paged cache: equal to the reference, and equal to a forward over
+    // the whole prefix from position 0 on a fresh table, at every step.
+    void decode_matches_reference_and_recompute_data() { add_model_rows(true); }
+    void decode_matches_reference_and_recompute() {
+        FETCH_MODEL_ROW();
+        Fixture f(s, weight_dtype, *kernels, 2, 2);
+        ReferenceTransformer reference(f.ckpt);
+        const int steps = s.config.seq_len;
+        const std::vector<int32_t> tokens = random_tokens(steps, f.vocab(), 1);
+        std::vector<float> cached(size_t(f.vocab())), recomputed(size_t(f.vocab()));
+        for (int pos = 0; pos < steps; ++pos) {
+            f.backend->forward({&tokens[size_t(pos)], 1}, pos, f.table(0), cached.data());
+            compare_logits(cached.data(), reference.forward(tokens[size_t(pos)], pos), 1e-4, "backend vs reference", pos);
+            f.backend->forward({tokens.data(), size_t(pos) + 1}, 0, f.table(1), recomputed.data());
+            compare_logits(cached.data(), recomputed, 1e-4, "cached vs recomputed", pos);
+        }
+    }
+
+    // A prompt prefilled as one batch (every token's logits), then decoded token by token, equals
+    // the same tokens fed one at a time.
+    void prefill_then_decode_equals_token_by_token_data() { add_model_rows(false); }
+    void prefill_then_decode_equals_token_by_token() {
+        FETCH_MODEL_ROW();
+        Fixture f(s, weight_dtype, *kernels, 2, 2);
+        const int n = s.config.seq_len, prompt = 29;
+        const std::vector<int32_t> tokens = random_tokens(n, f.vocab(), 2);
+        std::vector<float> one_by_one(size_t(n) * f.vocab());
+        for (int pos = 0; pos < n; ++pos)
+            f.backend->forward({&tokens[size_t(pos)], 1}, pos, f.table(0), one_by_one.data() + size_t(pos) * f.vocab());
+
+        std::vector<float> batched(size_t(n) * f.vocab());
+        f.backend->forward({tokens.data(), size_t(prompt)}, 0, f.table(1), batched.data(), true);
+        for (int pos = prompt; pos < n; ++pos)
+            f.backend->forward({&tokens[size_t(pos)], 1}, pos, f.table(1), batched.data() + size_t(pos) * f.vocab());
+        for (int pos = 0; pos < n; ++pos) {
+            const float* row = one_by_one.data() + size_t(pos) * f.vocab();
+            compare_logits(batched.data() + size_t(pos) * f.vocab(), std::vector<float>(row, row + f.vocab()), 1e-4,
+                           "batched vs one by one", pos);
+        }
+        // without all_logits only the last token's row is written
+        std::vector<float> last(size_t(f.vocab()));
+        f.backend->forward({tokens.data(), size_t(prompt)}, 0, f.table(1), last.data());
+        const float* row = one_by_one.data() + size_t(prompt - 1) * f.vocab();
+        compare_logits(last.data(), std::vector<float>(row, row + f.vocab()), 1e-4, "last logits", prompt - 1);
+    }
+
+    // A prompt longer than the backend's batch runs in chunks, each reading the ones before.
+    void long_prompt_runs_in_chunks() {
+        const Shape s{"long", shape(48, 64, 2, 4, 2, 40, 700), 16, true};
+        Fixture f(s, DType::F32, best_kernels(), 2, 1);
+        const int n = 650;
+        QVERIFY(n > f.backend->max_batch());
+        const std::vector<int32_t> tokens = random_tokens(n, f.vocab(), 3);
+        std::vector<float> batched(size_t(n) * f.vocab());
+        f.backend->forward(tokens, 0, f.table(0), batched.data(), true);
+        ReferenceTransformer reference(f.ckpt);
+        for (int pos = 0; pos < n; ++pos)
+            compare_logits(batched.data() + size_t(pos) * f.vocab(), reference.forward(tokens[size_t(pos)], pos), 1e-4,
+                           "chunked prefill vs reference", pos);
+    }
+
+    void thread_counts_agree() {
+        const Shape& s = kShapes[1];
+        const std::vector<int32_t> tokens = random_tokens(40, s.config.vocab_size, 4);
+        std::vector<float> expected;
+        for (int n_threads : {1, 2, 3, 5}) {
+            Fixture f(s, DType::F16, best_kernels(), n_threads, 1);
+            std::vector<float> logits(size_t(tokens.size()) * f.vocab());
+            f.backend->forward({tokens.data(), 30}, 0, f.table(0), logits.data(), true);
+            for (int pos = 30; pos < 40; ++pos)
+                f.backend->forward({&tokens[size_t(pos)], 1}, pos, f.table(0), logits.data() + size_t(pos) * f.vocab());
+            if (expected.empty()) expected = logits;
+            compare_logits(logits.data(), expected, 1e-5, "threads", n_threads);
+        }
+    }
+
+    // A pool that cannot be allocated throws OutOfMemory and leaves the old pool in use.
+    void failed_pool_allocation_keeps_old_pool() {
+        const Shape& s = kShapes[0];
+        Fixture f(s, DType::F32, best_kernels(), 2, 1);
+        const std::vector<int32_t> tokens = random_tokens(10, f.vocab(), 5);
+        std::vector<float> before(size_t(f.vocab())), after(size_t(f.vocab()));
+        f.backend->forward(tokens, 0, f.table(0), before.data());
+        try {
+            f.backend->allocate_kv_pool(f.layout, std::numeric_limits<int>::max());
+            QFAIL("an absurd pool was allocated");
+        } catch (const EngineError& e) {
+            QCOMPARE(e.code(), ErrorCode::OutOfMemory);
+        }
+        f.backend->forward({&tokens[9], 1}, 9, f.table(0), after.data());
+        compare_logits(after.data(), before, 1e-4, "after failed allocation", 9);
+    }
+
+    void rejects_calls_outside_the_cache() {
+        const Shape& s = kShapes[0];
+        Fixture f(s, DType::F32, best_kernels(), 2, 1);
+        std::vector<float> logits(size_t(f.vocab()));
+        const std::vector<int32_t> tokens = random_tokens(4, f.vocab(), 6);
+        auto code_of = [&](auto&& call) {
+            try {
+                call();
+            } catch (const EngineError& e) {
+                return e.code();
+            }
+            return ErrorCode::Ok;
+        };
+        QCOMPARE(code_of([&] { f.backend->forward(tokens, s.config.seq_len - 2, f.table(0), logits.data()); }),
+                 ErrorCode::ContextFull);
+        QCOMPARE(code_of([&] { f.backend->forward(tokens, 0, {f.tables[0].data(), 0}, logits.data()); }),
+                 ErrorCode::Internal);
+        const int32_t bad_token = int32_t(f.vocab());
+        QCOMPARE(code_of([&] { f.backend->forward({&bad_token, 1}, 0, f.table(0), logits.data()); }),
+                 ErrorCode::InvalidArgument);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCpuBackend)
+#include "test_cpu_backend.moc"

@@ -1,0 +1,227 @@
+// Every CPU kernel set the machine runs (generic, AVX2, AVX-512) against slow scalar references,
+// for every weight type and for sizes that are not multiples of the vector width or the tile.
+#include <QTest>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "backends/cpu/kernels.h"
+#include "backends/cpu/matmul.h"
+#include "backends/cpu/thread_pool.h"
+#include "model/dtype.h"
+
+using namespace llamadesk;
+using namespace llamadesk::cpu;
+
+namespace {
+
+std::vector<float> random_floats(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(lo, hi);
+    std::vector<float> v(n);
+    for (float& x : v) x = dist(rng);
+    return v;
+}
+
+// Weights of a dtype, stored as that dtype, plus their exact f32 values for the reference.
+struct Weights {
+    std::vector<uint8_t> bytes;
+    std::vector<float> values;
+    TensorView view;
+};
+
+Weights make_weights(DType dtype, int rows, int cols, uint32_t seed) {
+    Weights w;
+    w.values = random_floats(size_t(rows) * cols, seed);
+    w.bytes.resize(w.values.size() * dtype_size(dtype));
+    for (size_t i = 0; i < w.values.size(); ++i) {
+        if (dtype == DType::F32) {
+            reinterpret_cast<float*>(w.bytes.data())[i] = w.values[i];
+        } else {
+            const uint16_t h = dtype == DType::F16 ? f32_to_f16(w.values[i]) : f32_to_bf16(w.values[i]);
+            reinterpret_cast<uint16_t*>(w.bytes.data())[i] = h;
+            w.values[i] = load_as_f32(&h, dtype, 0);
+        }
+    }
+    w.view = TensorView{"w", dtype, rows, cols, w.bytes.data()};
+    return w;
+}
+
+// y (n, rows) = x (n, cols) w^T in double
+std::vector<double> reference_gemm(const std::vector<float>& x, const Weights& w, int n) {
+    const int64_t rows = w.view.rows, cols = w.view.cols;
+    std::vector<double> y(size_t(n * rows));
+    for (int t = 0; t < n; ++t)
+        for (int64_t r = 0; r < rows; ++r) {
+            double s = 0.0;
+            for (int64_t k = 0; k < cols; ++k) s += double(x[size_t(t * cols + k)]) * w.values[size_t(r * cols + k)];
+            y[size_t(t * rows + r)] = s;
+        }
+    return y;
+}
+
+// |a - b| <= tol * (1 + |b|) everywhere
+template <class A, class B>
+void compare(const A& actual, const B& expected, double tol) {
+    QCOMPARE(actual.size(), expected.size());
+    for (size_t i = 0; i < actual.size(); ++i)
+        if (!(std::abs(double(actual[i]) - double(expected[i])) <= tol * (1.0 + std::abs(double(expected[i])))))
+            QFAIL(qPrintable(QStringLiteral("element %1: %2, expected %3").arg(i).arg(actual[i]).arg(expected[i])));
+}
+
+const char* const kIsas[] = {"generic", "avx2", "avx512"};
+
+void add_isa_rows() {
+    QTest::addColumn<QString>("isa");
+    for (const char* isa : kIsas) QTest::newRow(isa) << QString::fromLatin1(isa);
+}
+
+}  // namespace
+
+// The kernel set of the current data row; skips the row when this CPU or build lacks it.
+#define FETCH_KERNELS(var)                                                                   \
+    QFETCH(QString, isa);                                                                    \
+    const Kernels* var##_ptr = kernels_for(isa.toLatin1().constData());                      \
+    if (!var##_ptr) QSKIP(qPrintable(QStringLiteral("this CPU has no %1").arg(isa)));       \
+    const Kernels& var = *var##_ptr
+
+class TestCpuKernels : public QObject {
+    Q_OBJECT
+private slots:
+    void gemm_matches_reference_data() { add_isa_rows(); }
+    void gemm_matches_reference() {
+        FETCH_KERNELS(kernels);
+        struct Size { int n, rows, k; };
+        const Size sizes[] = {{1, 1, 1},   {1, 7, 5},    {3, 5, 17},  {4, 3, 8},     {5, 7, 33},
+                              {9, 13, 64}, {17, 10, 100}, {1, 33, 768}, {6, 14, 129}};
+        for (DType dtype : {DType::F32, DType::F16, DType::BF16}) {
+            const GemmFn gemm = dtype == DType::F32   ? kernels.gemm_f32
+                                : dtype == DType::F16 ? kernels.gemm_f16
+                                                      : kernels.gemm_bf16;
+            for (const Size& sz : sizes) {
+                const Weights w = make_weights(dtype, sz.rows, sz.k, uint32_t(sz.n * 131 + sz.k));
+                const std::vector<float> x = random_floats(size_t(sz.n * sz.k), uint32_t(sz.rows));
+                const std::vector<double> expected = reference_gemm(x, w, sz.n);
+                // strided: rows of x and y further apart than their length
+                const int64_t ldx = sz.k + 3, ldy = sz.rows + 2;
+                std::vector<float> xs(size_t(sz.n * ldx), NAN), ys(size_t(sz.n * ldy), NAN);
+                for (int t = 0; t < sz.n; ++t)
+                    std::copy_n(x.begin() + t * sz.k, sz.k, xs.begin() + t * ldx);
+                gemm(xs.data(), ldx, sz.n, w.view.data, sz.k, sz.rows, sz.k, ys.data(), ldy);
+                std::vector<float> y;
+                for (int t = 0; t < sz.n; ++t)
+                    y.insert(y.end(), ys.begin() + t * ldy, ys.begin() + t * ldy + sz.rows);
+                compare(y, expected, 1e-5);
+                for (int t = 0; t < sz.n; ++t)  // the gaps between rows of y are not written
+                    for (int64_t r = sz.rows; r < ldy; ++r) QVERIFY(std::isnan(ys[size_t(t * ldy + r)]));
+            }
+        }
+    }
+
+    // The threaded product, over 1..4 threads, two products per job, token counts that cross the
+    // token blocks and row counts that are not multiples of the tile.
+    void matmuls_match_reference_data() { add_isa_rows(); }
+    void matmuls_match_reference() {
+        FETCH_KERNELS(kernels);
+        for (int n_threads = 1; n_threads <= 4; ++n_threads) {
+            ThreadPool pool(n_threads);
+            for (DType dtype : {DType::F32, DType::F16, DType::BF16})
+                for (int n : {1, 5, 70}) {
+                    const Weights a = make_weights(dtype, 50, 64, 1), b = make_weights(dtype, 301, 1000, 2);
+                    const std::vector<float> xa = random_floats(size_t(n * 64), 3), xb = random_floats(size_t(n * 1000), 4);
+                    std::vector<float> ya(size_t(n * 50)), yb(size_t(n * 301));
+                    const Matmul products[] = {{xa.data(), 64, &a.view, ya.data(), 50},
+                                               {xb.data(), 1000, &b.view, yb.data(), 301}};
+                    matmuls(pool, kernels, n, products);
+                    compare(ya, reference_gemm(xa, a, n), 1e-5);
+                    compare(yb, reference_gemm(xb, b, n), 1e-5);
+                }
+        }
+    }
+
+    void weighted_rows_matches_reference_data() { add_isa_rows(); }
+    void weighted_rows_matches_reference() {
+        FETCH_KERNELS(kernels);
+        for (int m : {1, 5, 16})
+            for (int n : {1, 7, 8, 33, 64, 100}) {
+                const int ldv = n + 3;
+                const std::vector<float> p = random_floats(size_t(m), uint32_t(m), 0.0f, 1.0f);
+                const std::vector<float> v = random_floats(size_t(m * ldv), uint32_t(n));
+                std::vector<float> out = random_floats(size_t(n), 7);
+                std::vector<double> expected(out.begin(), out.end());
+                for (int j = 0; j < m; ++j)
+                    for (int d = 0; d < n; ++d) expected[size_t(d)] += double(p[size_t(j)]) * v[size_t(j * ldv + d)];
+                kernels.weighted_rows(p.data(), v.data(), ldv, m, n, out.data());
+                compare(out, expected, 1e-5);
+            }
+    }
+
+    void softmax_matches_reference_data() { add_isa_rows(); }
+    void softmax_matches_reference() {
+        FETCH_KERNELS(kernels);
+        for (int n : {1, 3, 8, 17, 100, 1000}) {
+            std::vector<float> x = random_floats(size_t(n), uint32_t(n), -30.0f, 30.0f);
+            double max_x = -INFINITY, sum = 0.0;
+            for (float v : x) max_x = std::max(max_x, double(v));
+            std::vector<double> expected(x.size());
+            for (size_t i = 0; i < x.size(); ++i) sum += expected[i] = std::exp(double(x[i]) - max_x);
+            for (double& e : expected) e /= sum;
+            kernels.softmax(x.data(), n);
+            compare(x, expected, 1e-6);
+        }
+    }
+
+    void swiglu_matches_reference_data() { add_isa_rows(); }
+    void swiglu_matches_reference() {
+        FETCH_KERNELS(kernels);
+        for (int n : {1, 7, 8, 9, 100}) {
+            std::vector<float> gate = random_floats(size_t(n), uint32_t(n), -20.0f, 20.0f);
+            const std::vector<float> up = random_floats(size_t(n), uint32_t(n + 1), -3.0f, 3.0f);
+            std::vector<double> expected(static_cast<size_t>(n));
+            for (int i = 0; i < n; ++i)
+                expected[size_t(i)] = double(gate[size_t(i)]) / (1.0 + std::exp(-double(gate[size_t(i)]))) * up[size_t(i)];
+            kernels.swiglu(gate.data(), up.data(), n);
+            compare(gate, expected, 1e-5);
+        }
+    }
+
+    void sum_squares_matches_reference_data() { add_isa_rows(); }
+    void sum_squares_matches_reference() {
+        FETCH_KERNELS(kernels);
+        for (int n : {1, 15, 16, 17, 768}) {
+            const std::vector<float> x = random_floats(size_t(n), uint32_t(n));
+            double expected = 0.0;
+            for (float v : x) expected += double(v) * v;
+            compare(std::vector<float>{kernels.sum_squares(x.data(), n)}, std::vector<double>{expected}, 1e-5);
+        }
+    }
+
+    // Every item runs exactly once, on a thread index below size(), over many jobs in a row.
+    void thread_pool_runs_every_item_once() {
+        for (int n_threads : {1, 2, 3}) {
+            ThreadPool pool(n_threads);
+            for (int job = 0; job < 300; ++job) {
+                const int n_items = 1 + job % 37;
+                std::vector<std::atomic<int>> runs(static_cast<size_t>(n_items));
+                std::atomic<bool> bad_thread{false};
+                pool.parallel_for(n_items, [&](int64_t item, int thread) {
+                    runs[size_t(item)].fetch_add(1);
+                    if (thread < 0 || thread >= pool.size()) bad_thread = true;
+                });
+                for (const auto& r : runs) QCOMPARE(r.load(), 1);
+                QVERIFY(!bad_thread);
+            }
+        }
+    }
+
+    void best_kernels_is_supported() {
+        const Kernels& best = best_kernels();
+        QVERIFY(kernels_for(best.isa) == &best);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCpuKernels)
+#include "test_cpu_kernels.moc"

@@ -1,0 +1,100 @@
+// Llama 2 chat template against Meta's chat_completion, which encodes each finished exchange as
+// one string "[INST] {user} [/INST] {answer} " with BOS and EOS, and the open turn as
+// "[INST] {user} [/INST]" with BOS; the system prompt is merged into the first user message.
+#include <QTest>
+
+#include "chat/chat_template.h"
+#include "test_support.h"
+#include "tokenizer/tokenizer.h"
+
+using namespace llamadesk;
+
+namespace {
+
+std::vector<int> concat(std::vector<int> a, const std::vector<int>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+// Python's str.strip(), for building the reference strings.
+std::string py_strip(const std::string& s) {
+    const char* ws = " \t\n\r\v\f";
+    const size_t b = s.find_first_not_of(ws);
+    if (b == std::string::npos) return {};
+    return s.substr(b, s.find_last_not_of(ws) - b + 1);
+}
+
+}  // namespace
+
+class TestChatTemplate : public QObject {
+    Q_OBJECT
+
+    std::unique_ptr<Tokenizer> tok_;
+
+private slots:
+    void initTestCase() {
+        const QString path = llamadesk::test::shared_path("models/llama2-tokenizer/tokenizer.model");
+        if (path.isEmpty()) QSKIP("reference data not found: models/llama2-tokenizer/tokenizer.model");
+        tok_ = Tokenizer::from_file(path.toStdString());
+    }
+
+    void known_marker_ids() {
+        // <s> ▁[ INST ] as every Llama 2 chat prompt begins; the answer ends "▁" </s>.
+        const std::vector<int> turn = render_user_turn(*tok_, ChatFormat::Llama2Chat, true, "", "Hi");
+        QVERIFY(turn.size() > 4);
+        QCOMPARE(std::vector<int>(turn.begin(), turn.begin() + 4), (std::vector<int>{1, 518, 25580, 29962}));
+        const std::vector<int> answer = render_answer(*tok_, ChatFormat::Llama2Chat, "Hello!");
+        QCOMPARE(std::vector<int>(answer.end() - 2, answer.end()), (std::vector<int>{29871, 2}));
+        QCOMPARE(answer_terminator(*tok_, ChatFormat::Llama2Chat), std::vector<int>{2});
+    }
+
+    void dialog_matches_reference_data() {
+        QTest::addColumn<QString>("system");
+        QTest::addColumn<QStringList>("messages");  // user, answer, user, answer, ..., user
+        QTest::newRow("one turn, no system") << QString() << QStringList{"Hello, who are you?"};
+        QTest::newRow("one turn, system")
+            << QString("You are a helpful assistant. Answer briefly.") << QStringList{"What is 2+2?"};
+        QTest::newRow("three turns, system, untidy whitespace")
+            << QString("Always answer in French.")
+            << QStringList{"  Hi there \n", " Bonjour ! Comment puis-je vous aider ? ",
+                           "Tell me a joke.\n\nA short one.", "Pourquoi les plongeurs plongent-ils en arrière ?",
+                           "Merci 🙂"};
+        QTest::newRow("two turns, no system")
+            << QString() << QStringList{"Name a colour.", "Blue.", "Another one?"};
+    }
+
+    void dialog_matches_reference() {
+        QFETCH(QString, system);
+        QFETCH(QStringList, messages);
+        const std::string sys = system.toStdString();
+
+        std::vector<int> ours, reference;
+        for (qsizetype i = 0; i < messages.size(); i += 2) {
+            const bool first = i == 0;
+            const std::string user = messages[i].toStdString();
+            ours = concat(ours, render_user_turn(*tok_, ChatFormat::Llama2Chat, first, sys, user));
+            std::string content = user;
+            if (first && !sys.empty()) content = "<<SYS>>\n" + sys + "\n<</SYS>>\n\n" + user;
+            if (i + 1 < messages.size()) {
+                const std::string answer = messages[i + 1].toStdString();
+                ours = concat(ours, render_answer(*tok_, ChatFormat::Llama2Chat, answer));
+                reference = concat(reference, tok_->encode("[INST] " + py_strip(content) + " [/INST] " +
+                                                               py_strip(answer) + " ",
+                                                           true, true));
+            } else {
+                reference = concat(reference, tok_->encode("[INST] " + py_strip(content) + " [/INST]", true));
+            }
+        }
+        QCOMPARE(ours, reference);
+    }
+
+    void completion_is_raw_text() {
+        const std::string text = "Once upon a time";
+        QCOMPARE(render_user_turn(*tok_, ChatFormat::Completion, true, "ignored", text), tok_->encode(text, true));
+        QCOMPARE(render_user_turn(*tok_, ChatFormat::Completion, false, "", text), tok_->encode(text, false));
+        QVERIFY(answer_terminator(*tok_, ChatFormat::Completion).empty());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestChatTemplate)
+#include "test_chat_template.moc"

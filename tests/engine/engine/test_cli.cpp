@@ -1,0 +1,109 @@
+// llamadesk-cli as a user runs it: the built binary in a QProcess.
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTest>
+
+#include <array>
+
+#include "engine_fixtures.h"
+#include "test_support.h"
+#include "tokenizer/tokenizer.h"
+
+using namespace llamadesk;
+
+namespace {
+
+struct Run {
+    int exit_code = -1;
+    QByteArray out, err;
+};
+
+Run run_cli(const QStringList& args, const QByteArray& input = {}) {
+    QProcess p;
+    p.start(QStringLiteral(LLAMADESK_CLI_PATH), args);
+    if (!p.waitForStarted()) qFatal("cannot start %s", LLAMADESK_CLI_PATH);
+    if (!input.isEmpty()) p.write(input);
+    p.closeWriteChannel();
+    if (!p.waitForFinished(60000)) qFatal("llamadesk-cli did not finish");
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+            p.readAllStandardError()};
+}
+
+}  // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+
+private slots:
+    void prompt_prints_the_published_text() {
+        LLAMADESK_REQUIRE_SHARED(model, "models/stories260K/stories260K.bin");
+        const Run r = run_cli({"--model", model, "--prompt", "Once upon a time", "--temperature", "0", "--stats"});
+        QCOMPARE(r.exit_code, 0);
+        // stdout is exactly the prompt followed by the generated text: nothing else before it.
+        QVERIFY2(r.out.startsWith(QByteArray::fromStdString(llamadesk::test::kStories260KGreedy)), r.out.constData());
+        QVERIFY(r.err.contains("[stats]"));
+        QVERIFY(!r.out.contains("[stats]"));
+    }
+
+    void tokenize_prints_ids_with_bos_first() {
+        LLAMADESK_REQUIRE_SHARED(tokenizer, "models/stories260K/tok512.model");
+        LLAMADESK_REQUIRE_SHARED(model, "models/stories260K/stories260K.gguf");
+        const std::string text = "Once upon a time, Lily saw a cat.";
+        QByteArray expected;
+        for (int id : Tokenizer::from_file(tokenizer.toStdString())->encode(text, true))
+            expected += (expected.isEmpty() ? "" : " ") + QByteArray::number(id);
+        expected += "\n";
+        QVERIFY(expected.startsWith("1 "));
+
+        const Run with_tokenizer = run_cli({"--tokenizer", tokenizer, "--tokenize", QString::fromStdString(text)});
+        QCOMPARE(with_tokenizer.exit_code, 0);
+        QCOMPARE(with_tokenizer.out, expected);
+        const Run with_model = run_cli({"--model", model, "--tokenize", QString::fromStdString(text)});
+        QCOMPARE(with_model.exit_code, 0);
+        QCOMPARE(with_model.out, expected);
+    }
+
+    void chat_keeps_the_cache_and_new_resets() {
+        LLAMADESK_REQUIRE_SHARED(model, "models/stories260K/stories260K.bin");
+        const Run r = run_cli({"--model", model, "--chat", "--temperature", "0", "-n", "12", "--stats"},
+                              "Hello\nHello\n/new\nHello\n/quit\n");
+        QCOMPARE(r.exit_code, 0);
+        // One --stats block per answer: "prompt P tokens, prefilled F" and "conversation: H tokens".
+        const QRegularExpression figures(R"(prompt (\d+) tokens, prefilled (\d+).*\n.*conversation: (\d+) tokens)");
+        std::vector<std::array<int, 3>> turns;
+        for (auto it = figures.globalMatch(QString::fromUtf8(r.err)); it.hasNext();) {
+            const QRegularExpressionMatch m = it.next();
+            turns.push_back({m.captured(1).toInt(), m.captured(2).toInt(), m.captured(3).toInt()});
+        }
+        QCOMPARE(int(turns.size()), 3);
+        QCOMPARE(turns[0][1], turns[0][0]);  // empty cache: the whole prompt
+        // The follow-up prefills its own tokens and the previous answer's uncomputed tail only.
+        QVERIFY(turns[1][1] >= turns[1][0] + 1 && turns[1][1] <= turns[1][0] + 2);
+        QVERIFY(turns[1][2] > turns[0][2]);
+        // After /new the conversation starts over: the same figures as the first turn.
+        QCOMPARE(turns[2][1], turns[0][1]);
+        QCOMPARE(turns[2][2], turns[0][2]);
+    }
+
+    void errors_are_one_line_and_non_zero_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::newRow("missing model") << QStringList{"--model", "/nonexistent/model.gguf", "--prompt", "x"};
+        QTest::newRow("no model") << QStringList{"--prompt", "x"};
+        QTest::newRow("unknown option") << QStringList{"--frobnicate"};
+        QTest::newRow("bad number") << QStringList{"--model", "m", "--temperature", "warm"};
+        QTest::newRow("bad backend") << QStringList{"--model", "m", "--backend", "tpu"};
+        QTest::newRow("missing value") << QStringList{"--model"};
+    }
+
+    void errors_are_one_line_and_non_zero() {
+        QFETCH(QStringList, args);
+        const Run r = run_cli(args);
+        QVERIFY(r.exit_code != 0);
+        QVERIFY(r.out.isEmpty());
+        QVERIFY2(r.err.startsWith("llamadesk-cli: error: "), r.err.constData());
+        QCOMPARE(r.err.count('\n'), 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "test_cli.moc"

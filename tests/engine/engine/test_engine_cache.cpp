@@ -1,0 +1,256 @@
+// The per-conversation KV cache seen through the Engine API, on synthetic models written to GGUF:
+// whatever the cache does (interleaving, reset, follow-ups, truncation, eviction), the tokens are
+// those of a conversation computed from scratch, and the counts say exactly what was prefilled.
+#include <QTest>
+
+#include "engine_fixtures.h"
+
+using namespace llamadesk;
+using namespace llamadesk::test;
+
+namespace {
+
+struct Exchange {
+    std::vector<int> tokens;
+    GenerationStats stats;
+};
+
+ConversationStats stats_of(const Engine& e, ConversationId id) {
+    ConversationStats s;
+    const Status st = e.conversation_stats(id, &s);
+    if (!st.ok()) qFatal("conversation_stats: %s", st.message.c_str());
+    return s;
+}
+
+}  // namespace
+
+class TestEngineCache : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir dir_;
+    QString gqa_path_, mha_path_;  // n_rep 3 with head_dim 12; n_rep 1 with head_dim 20
+
+    Exchange say(Engine& e, ConversationId id, const std::string& text, const GenerateParams& g) {
+        GenerationResult r = e.generate(id, text, g);
+        if (!r.status.ok()) qFatal("generate: %s", r.status.message.c_str());
+        return {r.tokens, r.stats};
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        gqa_path_ = write_synthetic_gguf(dir_, "gqa", small_config(6, 2, 12, 256), 11);
+        mha_path_ = write_synthetic_gguf(dir_, "mha", small_config(4, 4, 20, 256), 12);
+    }
+
+    void interleaved_equals_alone_data() {
+        QTest::addColumn<QString>("model");
+        QTest::newRow("n_rep 3") << gqa_path_;
+        QTest::newRow("n_rep 1") << mha_path_;
+    }
+
+    void interleaved_equals_alone() {
+        QFETCH(QString, model);
+        const std::vector<std::string> a_msgs{"hello there", "and then", "what next"};
+        const std::vector<std::string> b_msgs{"a different story", "go on"};
+
+        Engine alone;
+        LLAMADESK_VERIFY_OK(alone.load(load_params(model)));
+        std::vector<std::vector<int>> a_alone, b_alone;
+        ConversationId a = alone.create_conversation();
+        for (size_t i = 0; i < a_msgs.size(); ++i) a_alone.push_back(say(alone, a, a_msgs[i], sampled(12, int64_t(i))).tokens);
+        ConversationId b = alone.create_conversation();
+        for (size_t i = 0; i < b_msgs.size(); ++i) b_alone.push_back(say(alone, b, b_msgs[i], sampled(12, int64_t(10 + i))).tokens);
+
+        Engine mixed;
+        LLAMADESK_VERIFY_OK(mixed.load(load_params(model)));
+        a = mixed.create_conversation();
+        b = mixed.create_conversation();
+        QCOMPARE(say(mixed, a, a_msgs[0], sampled(12, 0)).tokens, a_alone[0]);
+        QCOMPARE(say(mixed, b, b_msgs[0], sampled(12, 10)).tokens, b_alone[0]);
+        QCOMPARE(say(mixed, a, a_msgs[1], sampled(12, 1)).tokens, a_alone[1]);
+        QCOMPARE(say(mixed, b, b_msgs[1], sampled(12, 11)).tokens, b_alone[1]);
+        QCOMPARE(say(mixed, a, a_msgs[2], sampled(12, 2)).tokens, a_alone[2]);
+        QVERIFY(!a_alone[0].empty());
+    }
+
+    void reset_equals_new_conversation() {
+        Engine e;
+        LLAMADESK_VERIFY_OK(e.load(load_params(gqa_path_)));
+        const ConversationId fresh = e.create_conversation();
+        const std::vector<int> expected = say(e, fresh, "one more time", sampled(10, 5)).tokens;
+
+        const ConversationId c = e.create_conversation();
+        say(e, c, "something else first", sampled(10, 6));
+        say(e, c, "and more", sampled(10, 7));
+        const int used_before = e.pool_stats().blocks_used;
+        LLAMADESK_VERIFY_OK(e.reset_conversation(c));
+        const ConversationStats s = stats_of(e, c);
+        QCOMPARE(s.cached_tokens, 0);
+        QCOMPARE(s.history_tokens, 0);
+        QCOMPARE(s.cache_blocks, 0);
+        QCOMPARE(s.n_turns, 0);
+        QVERIFY(e.pool_stats().blocks_used < used_before);
+        QCOMPARE(say(e, c, "one more time", sampled(10, 5)).tokens, expected);
+    }
+
+    void follow_up_prefills_only_what_the_cache_lacks() {
+        Engine e;
+        LLAMADESK_VERIFY_OK(e.load(load_params(gqa_path_)));
+        const ConversationId c = e.create_conversation();
+        GenerateParams g = sampled(8);
+        g.system_prompt = "be brief";
+        const Exchange first = say(e, c, "hello", g);
+        QCOMPARE(first.stats.prefilled_tokens, first.stats.prompt_tokens);  // empty cache: everything
+
+        for (const std::string& msg : {"tell me more", "and?"}) {
+            const ConversationStats before = stats_of(e, c);
+            // The previous answer's tail that was sampled but never run through the model: its
+            // EOS, and its last token when the answer stopped at max tokens.
+            const int pending = before.history_tokens - before.cached_tokens;
+            QVERIFY(pending >= 1 && pending <= 2);
+            std::vector<int> turn;
+            LLAMADESK_VERIFY_OK(e.tokenize("[INST] " + std::string(msg) + " [/INST]", true, &turn));
+            const Exchange next = say(e, c, msg, sampled(8));
+            QCOMPARE(next.stats.prompt_tokens, int(turn.size()));
+            QCOMPARE(next.stats.prefilled_tokens, pending + int(turn.size()));
+            QCOMPARE(next.stats.reprefilled_tokens, 0);
+            const ConversationStats after = stats_of(e, c);
+            QCOMPARE(after.history_tokens,
+                     before.history_tokens + int(turn.size()) + next.stats.generated_tokens + 1 /* EOS */);
+        }
+    }
+
+    void truncate_then_generate_equals_fresh() {
+        Engine e;
+        LLAMADESK_VERIFY_OK(e.load(load_params(gqa_path_)));
+        const ConversationId c = e.create_conversation();
+        say(e, c, "first question", sampled(9, 1));
+        say(e, c, "second question", sampled(9, 2));
+        say(e, c, "third question", sampled(9, 3));
+        const ConversationStats full = stats_of(e, c);
+
+        LLAMADESK_VERIFY_OK(e.truncate_turns(c, 1));
+        const ConversationStats cut = stats_of(e, c);
+        QCOMPARE(cut.n_turns, 1);
+        QVERIFY(cut.history_tokens < full.history_tokens);
+        QCOMPARE(cut.cached_tokens, cut.history_tokens);  // the cut falls after the computed EOS
+        QCOMPARE(cut.cache_blocks, (cut.cached_tokens + 15) / 16);
+        const Exchange edited = say(e, c, "another second question", sampled(9, 4));
+        QCOMPARE(edited.stats.prefilled_tokens, edited.stats.prompt_tokens);  // nothing recomputed
+
+        const ConversationId fresh = e.create_conversation();
+        say(e, fresh, "first question", sampled(9, 1));
+        QCOMPARE(say(e, fresh, "another second question", sampled(9, 4)).tokens, edited.tokens);
+    }
+
+    void eviction_then_reprefill_gives_the_same_tokens() {
+        const std::string a_msg1 = "the story of a", a_msg2 = "continue a";
+        const std::string b_msg = "the story of b, which is a much longer story than the one about a";
+        // Reference with a roomy pool; its figures size the tight pool below.
+        Engine roomy;
+        LLAMADESK_VERIFY_OK(roomy.load(load_params(gqa_path_)));
+        const ConversationId ra = roomy.create_conversation(), rb = roomy.create_conversation();
+        const std::vector<int> a1 = say(roomy, ra, a_msg1, sampled(20, 1)).tokens;
+        const int a1_blocks = stats_of(roomy, ra).cache_blocks;
+        const std::vector<int> b1 = say(roomy, rb, b_msg, sampled(20, 2)).tokens;
+        const int b1_blocks = stats_of(roomy, rb).cache_blocks;
+        const std::vector<int> a2 = say(roomy, ra, a_msg2, sampled(20, 3)).tokens;
+        const int a2_blocks = stats_of(roomy, ra).cache_blocks;
+        CacheLayout layout;
+        LLAMADESK_VERIFY_OK(roomy.cache_layout(ra, &layout));
+
+        // Both first turns together do not fit, each conversation alone does.
+        const int n_blocks = a1_blocks + b1_blocks - 1;
+        QVERIFY(n_blocks >= a2_blocks && n_blocks >= b1_blocks);
+        Engine tight;
+        LLAMADESK_VERIFY_OK(tight.load(load_params(gqa_path_, n_blocks * layout.bytes_per_block)));
+        QCOMPARE(tight.pool_stats().blocks_total, n_blocks);
+        const ConversationId ta = tight.create_conversation(), tb = tight.create_conversation();
+        QCOMPARE(say(tight, ta, a_msg1, sampled(20, 1)).tokens, a1);
+        const ConversationStats a_before = stats_of(tight, ta);
+        QCOMPARE(say(tight, tb, b_msg, sampled(20, 2)).tokens, b1);
+        QCOMPARE(tight.pool_stats().evictions, int64_t(1));
+        QCOMPARE(stats_of(tight, ta).cached_tokens, 0);
+        QCOMPARE(stats_of(tight, ta).cache_blocks, 0);
+        QCOMPARE(stats_of(tight, ta).times_evicted, int64_t(1));
+
+        const Exchange again = say(tight, ta, a_msg2, sampled(20, 3));
+        QCOMPARE(again.tokens, a2);
+        QCOMPARE(again.stats.reprefilled_tokens, a_before.cached_tokens);
+        QCOMPARE(again.stats.prefilled_tokens, a_before.history_tokens + again.stats.prompt_tokens);
+        QCOMPARE(tight.pool_stats().reprefilled_tokens, int64_t(a_before.cached_tokens));
+    }
+
+    void pool_exhausted_while_decoding() {
+        // Two blocks and nothing to evict: the answer stops with OutOfMemory, what was
+        // generated so far stays in the conversation.
+        Engine e;
+        LLAMADESK_VERIFY_OK(e.load(load_params(gqa_path_)));
+        CacheLayout layout;
+        LLAMADESK_VERIFY_OK(e.cache_layout(e.create_conversation(), &layout));
+        LLAMADESK_VERIFY_OK(e.load(load_params(gqa_path_, 2 * layout.bytes_per_block)));
+        const ConversationId c = e.create_conversation(ChatFormat::Completion);
+        const GenerationResult r = e.generate(c, "short", sampled(100));
+        QCOMPARE(r.status.code, ErrorCode::OutOfMemory);
+        QCOMPARE(r.stop_reason, StopReason::Error);
+        QVERIFY(!r.tokens.empty());
+        QCOMPARE(stats_of(e, c).n_turns, 1);
+        QCOMPARE(stats_of(e, c).cached_tokens, 32);
+    }
+
+    void too_small_a_pool_is_a_clear_error() {
+        Engine e;
+        const Status s = e.load(load_params(gqa_path_, 100));  // less than one block
+        QCOMPARE(s.code, ErrorCode::OutOfMemory);
+        QVERIFY(s.message.find("block") != std::string::npos);
+        QVERIFY(!e.has_model());
+
+        // One block (16 tokens) cannot hold a turn of more than 16 tokens even after evicting all.
+        const int64_t bytes_per_block = 2 * 2 * 2 * 16 * 12 * 4;  // layers, K|V, kv heads, block, head_dim, f32
+        LLAMADESK_VERIFY_OK(e.load(load_params(gqa_path_, bytes_per_block)));
+        const ConversationId c = e.create_conversation();
+        const GenerationResult r = e.generate(c, "a message longer than one block", sampled(4));
+        QCOMPARE(r.status.code, ErrorCode::OutOfMemory);
+        QCOMPARE(stats_of(e, c).history_tokens, 0);  // nothing changed
+        QCOMPARE(e.pool_stats().blocks_used, 0);
+    }
+
+    void blocks_return_to_zero_after_deletes() {
+        Engine e;
+        LLAMADESK_VERIFY_OK(e.load(load_params(mha_path_)));
+        std::vector<ConversationId> ids;
+        for (int i = 0; i < 4; ++i) {
+            ids.push_back(e.create_conversation(i % 2 ? ChatFormat::Completion : ChatFormat::Llama2Chat));
+            say(e, ids.back(), "message number " + std::to_string(i), sampled(10 + 7 * i, i));
+        }
+        QVERIFY(e.pool_stats().blocks_used > 0);
+        QCOMPARE(e.pool_stats().n_conversations, 4);
+        for (ConversationId id : ids) LLAMADESK_VERIFY_OK(e.delete_conversation(id));
+        QCOMPARE(e.pool_stats().blocks_used, 0);
+        QCOMPARE(e.pool_stats().bytes_used, int64_t(0));
+        QCOMPARE(e.pool_stats().n_conversations, 0);
+        QCOMPARE(e.delete_conversation(ids[0]).code, ErrorCode::UnknownConversation);
+    }
+
+    void cache_layout_describes_the_block_table() {
+        Engine e;
+        LLAMADESK_VERIFY_OK(e.load(load_params(gqa_path_)));
+        const ConversationId c = e.create_conversation();
+        say(e, c, "show me the cache", sampled(30));
+        CacheLayout layout;
+        LLAMADESK_VERIFY_OK(e.cache_layout(c, &layout));
+        const ConversationStats s = stats_of(e, c);
+        QCOMPARE(layout.n_layers, 2);
+        QCOMPARE(layout.n_kv_heads, 2);
+        QCOMPARE(layout.head_dim, 12);
+        QCOMPARE(layout.block_size, 16);
+        QCOMPARE(layout.cached_tokens, s.cached_tokens);
+        QCOMPARE(int(layout.block_table.size()), s.cache_blocks);
+        QCOMPARE(layout.bytes_per_block, int64_t(2 * 2 * 2 * 16 * 12) * (layout.dtype == "f32" ? 4 : 2));
+        QCOMPARE(layout.bytes_used, layout.bytes_per_block * s.cache_blocks);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEngineCache)
+#include "test_engine_cache.moc"

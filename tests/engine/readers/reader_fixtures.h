@@ -1,0 +1,48 @@
+// Helpers for the checkpoint reader tests: small synthetic models on disk, byte patching, and
+// checking that an operation fails with the right error.
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+#include <functional>
+#include <string>
+
+#include "core/error.h"
+#include "model/checkpoint.h"
+
+namespace llamadesk::test {
+
+// A small model with every feature the readers handle: grouped-query attention (n_rep 2),
+// 3 layers, a vocabulary with byte tokens.
+ModelConfig tiny_config();
+
+// Parameters of a Llama model, counted independently of Checkpoint::n_params().
+int64_t expected_params(const ModelConfig& c, bool tied);
+
+// Empty when fn throws EngineError with `code` and a message containing `substring`; otherwise
+// a description of what happened instead. The error's message goes to *message when given.
+QString expect_error(const std::function<void()>& fn, ErrorCode code, const QString& substring,
+                     QString* message = nullptr);
+
+#define LLAMADESK_REQUIRE_ERROR(statement, code, substring)                                     \
+    do {                                                                                         \
+        const QString why_ = llamadesk::test::expect_error([&] { statement; }, code, substring); \
+        QVERIFY2(why_.isEmpty(), qPrintable(why_));                                              \
+    } while (0)
+
+QByteArray read_all(const QString& path);
+void write_all(const QString& path, const QByteArray& bytes);
+
+// Bit-exact comparison of every tensor (and the config) of two checkpoints; empty when equal.
+QString compare_checkpoints(const Checkpoint& a, const Checkpoint& b);
+
+// Offsets inside a GGUF file's bytes, found by the length-prefixed key or tensor name.
+qint64 gguf_value_offset(const QByteArray& file, const char* key);     // at the value type (u32)
+qint64 gguf_tensor_info_offset(const QByteArray& file, const char* name);  // at n_dims (u32)
+
+template <typename T>
+void poke(QByteArray& bytes, qint64 offset, T value) {
+    bytes.replace(offset, qint64(sizeof(T)), reinterpret_cast<const char*>(&value), qint64(sizeof(T)));
+}
+
+}  // namespace llamadesk::test

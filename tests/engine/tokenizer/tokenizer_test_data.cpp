@@ -1,0 +1,54 @@
+#include "tokenizer_test_data.h"
+
+#include <sentencepiece_processor.h>
+
+#include <QFile>
+#include <QList>
+
+namespace llamadesk::test {
+
+std::vector<VectorCase> read_vector_cases(const QString& inp_path, const QString& out_path) {
+    QFile inp(inp_path), out(out_path);
+    if (!inp.open(QIODevice::ReadOnly) || !out.open(QIODevice::ReadOnly)) return {};
+    const std::string inputs = inp.readAll().toStdString();
+    const QList<QByteArray> lines = out.readAll().split('\n');
+
+    const std::string separator = "\n__ggml_vocab_test__\n";
+    std::vector<VectorCase> cases;
+    for (size_t start = 0; start < inputs.size();) {
+        const size_t end = inputs.find(separator, start);
+        if (end == std::string::npos) return {};
+        cases.push_back({inputs.substr(start, end - start), {}});
+        start = end + separator.size();
+    }
+    // .out ends with a newline, so split() yields one more (empty) element than cases.
+    if (lines.size() != qsizetype(cases.size()) + 1 || !lines.back().isEmpty()) return {};
+    for (size_t i = 0; i < cases.size(); ++i) {
+        for (const QByteArray& id : lines[qsizetype(i)].split(' ')) {
+            if (id.isEmpty()) continue;
+            bool ok = false;
+            cases[i].ids.push_back(id.toInt(&ok));
+            if (!ok) return {};
+        }
+    }
+    return cases;
+}
+
+EmbeddedVocab vocab_from_model_file(const std::string& path) {
+    sentencepiece::SentencePieceProcessor sp;
+    if (!sp.Load(path).ok()) return {};
+    EmbeddedVocab vocab;
+    vocab.model = "llama";
+    for (int id = 0; id < sp.GetPieceSize(); ++id) {
+        vocab.tokens.push_back(sp.IdToPiece(id));
+        vocab.scores.push_back(sp.GetScore(id));
+        vocab.token_types.push_back(sp.IsUnknown(id) ? 2 : sp.IsControl(id) ? 3 : sp.IsUnused(id) ? 5
+                                    : sp.IsByte(id)  ? 6 : 1);
+    }
+    vocab.bos_id = sp.bos_id();
+    vocab.eos_id = sp.eos_id();
+    vocab.unk_id = sp.unk_id();
+    return vocab;
+}
+
+}  // namespace llamadesk::test

@@ -1,0 +1,208 @@
+// The elementwise and matrix kernels of the CUDA backend against the CPU backend's own code, on
+// fresh random inputs, with every output buffer poisoned with NaN beforehand.
+#include <QTest>
+
+#include <cmath>
+#include <functional>
+#include <random>
+
+#include "backends/cpu/kernels.h"
+#include "backends/cpu/layer_ops.h"
+#include "backends/cuda/cuda_backend.h"
+#include "backends/cuda/kernels.h"
+#include "gpu_test.h"
+#include "gpu_test_util.h"
+
+using namespace llamadesk;
+using namespace llamadesk::test;
+
+Q_DECLARE_METATYPE(llamadesk::DType)
+
+namespace {
+
+// Rounding of one result to dtype: half an ulp, relative.
+float rounding_of(DType dtype) {
+    return dtype == DType::F32 ? 1e-6f : dtype == DType::F16 ? 1.0f / 2048 : 1.0f / 256;
+}
+
+// One row per weight dtype; add_args adds the row's other columns.
+void add_dtype_rows(const QString& shape, const std::function<void(QTestData&)>& add_args) {
+    for (DType d : {DType::F32, DType::F16, DType::BF16}) {
+        QTestData& row = QTest::addRow("%s %s", qPrintable(shape), dtype_name(d));
+        add_args(row);
+        row << d;
+    }
+}
+
+}  // namespace
+
+class TestCudaKernels : public QObject {
+    Q_OBJECT
+
+    std::mt19937_64 rng_{20261129};
+    std::unique_ptr<cuda::Stream> stream_;
+
+private slots:
+    void initTestCase() {
+        LLAMADESK_REQUIRE_CUDA();
+        stream_ = std::make_unique<cuda::Stream>();
+    }
+
+    void embedding_data() {
+        QTest::addColumn<int>("vocab");
+        QTest::addColumn<int>("dim");
+        QTest::addColumn<DType>("dtype");
+        for (auto [vocab, dim] : {std::pair{1000, 77}, std::pair{32000, 64}})
+            add_dtype_rows(QString("%1x%2").arg(vocab).arg(dim),
+                           [&](QTestData& r) { r << vocab << dim; });
+    }
+    void embedding() {
+        QFETCH(int, vocab);
+        QFETCH(int, dim);
+        QFETCH(DType, dtype);
+        const HostTensor table = random_tensor(size_t(vocab) * dim, dtype, rng_);
+        std::vector<int32_t> tokens = {0, 5, vocab - 1, 17, 17, 3, vocab / 2, 1, 9};
+        std::vector<float> expected(tokens.size() * dim);
+        TensorView view{"token_embedding", dtype, vocab, dim, table.bytes.data()};
+        cpu::embed(view, tokens, expected.data());
+
+        auto d_table = upload(table.bytes);
+        auto d_tokens = upload(tokens);
+        auto d_x = poisoned(expected.size() * 4);
+        cuda::embedding_lookup(d_tokens.as<int32_t>(), int(tokens.size()), d_table.get(), dtype, vocab,
+                               dim, d_x.as<float>(), stream_->get());
+        QCOMPARE(download_f32(d_x, expected.size()), expected);
+    }
+
+    void rmsnorm_data() {
+        QTest::addColumn<int>("n");
+        QTest::addColumn<int>("dim");
+        QTest::addColumn<DType>("dtype");
+        for (auto [n, dim] : {std::pair{1, 64}, std::pair{5, 77}, std::pair{3, 4096}, std::pair{2, 1500}})
+            add_dtype_rows(QString("%1x%2").arg(n).arg(dim), [&](QTestData& r) { r << n << dim; });
+    }
+    void rmsnorm() {
+        QFETCH(int, n);
+        QFETCH(int, dim);
+        QFETCH(DType, dtype);
+        const HostTensor x = random_tensor(size_t(n) * dim, DType::F32, rng_, 3.0f);
+        const HostTensor w = random_tensor(size_t(dim), DType::F32, rng_);
+        std::vector<float> expected(x.values.size());
+        cpu::rmsnorm(cpu::best_kernels(), x.values.data(), w.values.data(), n, dim, 1e-5f, expected.data());
+
+        auto d_x = upload(x.values);
+        auto d_w = upload(w.values);
+        auto d_out = poisoned(expected.size() * dtype_size(dtype));
+        cuda::rmsnorm(d_x.as<float>(), d_w.as<float>(), n, dim, 1e-5f, d_out.get(), dtype, stream_->get());
+        const std::vector<float> got = download_as_f32(d_out, expected.size(), dtype);
+        for (size_t i = 0; i < got.size(); ++i)
+            QVERIFY2(std::abs(got[i] - expected[i]) <= 2 * rounding_of(dtype) * std::abs(expected[i]) + 1e-5f,
+                     qPrintable(QString("element %1: %2 vs %3").arg(i).arg(got[i]).arg(expected[i])));
+    }
+
+    void swiglu_data() {
+        QTest::addColumn<int>("n");
+        QTest::addColumn<int>("hidden");
+        QTest::addColumn<DType>("dtype");
+        for (auto [n, hidden] : {std::pair{1, 172}, std::pair{3, 11008}, std::pair{7, 33}})
+            add_dtype_rows(QString("%1x%2").arg(n).arg(hidden), [&](QTestData& r) { r << n << hidden; });
+    }
+    void swiglu() {
+        QFETCH(int, n);
+        QFETCH(int, hidden);
+        QFETCH(DType, dtype);
+        const HostTensor gate_up = random_tensor(size_t(n) * 2 * hidden, DType::F32, rng_, 2.0f);
+        std::vector<float> expected(size_t(n) * hidden);
+        for (int t = 0; t < n; ++t) {
+            std::vector<float> gate(gate_up.values.begin() + t * 2 * hidden, gate_up.values.begin() + t * 2 * hidden + hidden);
+            cpu::best_kernels().swiglu(gate.data(), gate_up.values.data() + t * 2 * hidden + hidden, hidden);
+            std::copy(gate.begin(), gate.end(), expected.begin() + t * hidden);
+        }
+        auto d_in = upload(gate_up.values);
+        auto d_out = poisoned(expected.size() * dtype_size(dtype));
+        cuda::swiglu(d_in.as<float>(), n, hidden, d_out.get(), dtype, stream_->get());
+        const std::vector<float> got = download_as_f32(d_out, expected.size(), dtype);
+        for (size_t i = 0; i < got.size(); ++i)
+            QVERIFY2(std::abs(got[i] - expected[i]) <= 2 * rounding_of(dtype) * std::abs(expected[i]) + 1e-5f,
+                     qPrintable(QString("element %1: %2 vs %3").arg(i).arg(got[i]).arg(expected[i])));
+    }
+
+    // Our GEMV (n = 1) and the cuBLAS path (any n) against the CPU's GEMM on the same values.
+    void matmul_data() {
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<int>("cols");
+        QTest::addColumn<int>("n");
+        QTest::addColumn<bool>("accumulate");
+        QTest::addColumn<DType>("dtype");
+        struct Shape { int rows, cols, n; bool acc; };
+        for (Shape s : {Shape{1, 64, 1, false}, Shape{7, 77, 1, true}, Shape{4099, 4096, 1, false},
+                        Shape{333, 172, 1, true}, Shape{512, 1024, 5, false}, Shape{100, 64, 33, true},
+                        Shape{1000, 96, 2, false}})
+            add_dtype_rows(QString("%1x%2 n%3%4").arg(s.rows).arg(s.cols).arg(s.n).arg(s.acc ? " +=" : ""),
+                           [&](QTestData& r) { r << s.rows << s.cols << s.n << s.acc; });
+    }
+    void matmul() {
+        QFETCH(int, rows);
+        QFETCH(int, cols);
+        QFETCH(int, n);
+        QFETCH(bool, accumulate);
+        QFETCH(DType, dtype);
+        const HostTensor w = random_tensor(size_t(rows) * cols, dtype, rng_, 1.0f / std::sqrt(float(cols)));
+        const HostTensor x = random_tensor(size_t(n) * cols, dtype, rng_);
+        const HostTensor y0 = random_tensor(size_t(n) * rows, DType::F32, rng_);
+        const cpu::Kernels& k = cpu::best_kernels();
+        const cpu::GemmFn gemm = dtype == DType::F32 ? k.gemm_f32 : dtype == DType::F16 ? k.gemm_f16 : k.gemm_bf16;
+        std::vector<float> expected(size_t(n) * rows), bound(size_t(n) * rows);
+        gemm(x.values.data(), cols, n, w.bytes.data(), cols, rows, cols, expected.data(), rows);
+        for (int t = 0; t < n; ++t)
+            for (int r = 0; r < rows; ++r) {
+                double b = 0.0;
+                for (int c = 0; c < cols; ++c)
+                    b += std::abs(double(w.values[size_t(r) * cols + c]) * x.values[size_t(t) * cols + c]);
+                bound[size_t(t) * rows + r] = float(1e-4 * b + 1e-6);
+                if (accumulate) expected[size_t(t) * rows + r] += y0.values[size_t(t) * rows + r];
+            }
+
+        auto d_w = upload(w.bytes);
+        auto d_x = upload(x.bytes);
+        auto check = [&](const char* path, const cuda::DeviceBuffer& d_y) {
+            const std::vector<float> got = download_f32(d_y, expected.size());
+            for (size_t i = 0; i < got.size(); ++i)
+                QVERIFY2(std::abs(got[i] - expected[i]) <= bound[i],
+                         qPrintable(QString("%1, element %2: %3 vs %4").arg(path).arg(i).arg(got[i]).arg(expected[i])));
+        };
+        auto fresh_y = [&] { return accumulate ? upload(y0.values) : poisoned(expected.size() * 4); };
+        if (n == 1) {
+            auto d_y = fresh_y();
+            cuda::gemv(d_w.get(), d_x.get(), dtype, rows, cols, d_y.as<float>(), accumulate, stream_->get());
+            check("gemv", d_y);
+        }
+        cuda::Gemm cublas(stream_->get());
+        auto d_y = fresh_y();
+        cublas.matmul(d_w.get(), d_x.get(), dtype, rows, cols, n, d_y.as<float>(), accumulate);
+        check("cuBLAS", d_y);
+    }
+
+    void convert_and_fill() {
+        const HostTensor src = random_tensor(100003, DType::F32, rng_, 10.0f);
+        auto d_src = upload(src.values);
+        for (DType d : {DType::F16, DType::BF16, DType::F32}) {
+            auto d_dst = poisoned(src.values.size() * dtype_size(d));
+            cuda::convert_from_f32(d_src.as<float>(), int64_t(src.values.size()), d_dst.get(), d, stream_->get());
+            QCOMPARE(download_as_f32(d_dst, src.values.size(), d), to_dtype(src.values, d).values);
+
+            cuda::fill_random(d_dst.get(), int64_t(src.values.size()), d, 0.5f, 7, stream_->get());
+            const std::vector<float> r = download_as_f32(d_dst, src.values.size(), d);
+            double mean = 0.0;
+            for (float v : r) {
+                QVERIFY(std::abs(v) <= 0.5f);
+                mean += v;
+            }
+            QVERIFY(std::abs(mean / double(r.size())) < 0.01);  // uniform, centred
+            QVERIFY(r[0] != r[1] && r[1] != r[2]);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCudaKernels)
+#include "test_cuda_kernels.moc"

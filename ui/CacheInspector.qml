@@ -1,0 +1,82 @@
+// The current conversation's KV cache: element type, device, sizes, one line per layer
+// (blocks x block size x kv heads x head dim) and the block table in position order.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import LlamaDesk.Core
+
+Pane {
+    id: panel
+    required property CacheInspectorModel inspector
+    padding: 16
+    background: null
+
+    function mib(bytes) { return (bytes / (1024 * 1024)).toFixed(2) + " MiB" }
+
+    ColumnLayout {
+        anchors.left: parent.left
+        anchors.right: parent.right
+        spacing: 8
+
+        Label { text: qsTr("KV cache inspector"); font.pixelSize: 15; font.bold: true; color: Theme.text }
+        Label {
+            Layout.fillWidth: true
+            wrapMode: Text.Wrap
+            color: Theme.muted
+            font.pixelSize: 12
+            text: panel.inspector.blockSize > 0
+                  ? qsTr("%1 on %2 · block size %3 · %4 kv heads × head dim %5\n%6 cached tokens in %7 blocks · %8 per block · %9 used")
+                    .arg(panel.inspector.dtype).arg(panel.inspector.device).arg(panel.inspector.blockSize)
+                    .arg(panel.inspector.kvHeads).arg(panel.inspector.headDim).arg(panel.inspector.cachedTokens)
+                    .arg(panel.inspector.blocks).arg(panel.mib(panel.inspector.bytesPerBlock))
+                    .arg(panel.mib(panel.inspector.bytesUsed))
+                  : qsTr("Nothing cached for this conversation yet.")
+        }
+        Repeater {
+            model: panel.inspector
+            delegate: RowLayout {
+                id: layerRow
+                required property int layer
+                required property string shape
+                required property real bytes
+                Layout.fillWidth: true
+                Label { text: qsTr("layer %1").arg(layerRow.layer); font.family: Theme.monospace; font.pixelSize: 11 }
+                Label {
+                    text: layerRow.shape
+                    font.family: Theme.monospace
+                    font.pixelSize: 11
+                    color: Theme.muted
+                    Layout.fillWidth: true
+                }
+                Label { text: panel.mib(layerRow.bytes); font.family: Theme.monospace; font.pixelSize: 11 }
+            }
+        }
+        Label {
+            visible: panel.inspector.blocks > 0
+            text: qsTr("Block table")
+            font.pixelSize: 12
+            color: Theme.text
+        }
+        Flow {
+            Layout.fillWidth: true
+            spacing: 3
+            Repeater {
+                model: panel.inspector.blockTable
+                delegate: Rectangle {
+                    required property int modelData
+                    width: 30
+                    height: 20
+                    radius: 3
+                    color: Theme.codeBackground
+                    border.color: Theme.border
+                    Label {
+                        anchors.centerIn: parent
+                        text: parent.modelData
+                        font.family: Theme.monospace
+                        font.pixelSize: 10
+                    }
+                }
+            }
+        }
+    }
+}

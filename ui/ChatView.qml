@@ -1,0 +1,42 @@
+// The current conversation's messages; follows the streaming answer while it grows.
+import QtQuick
+import QtQuick.Controls
+import LlamaDesk.Core
+
+Item {
+    id: chatView
+    required property ChatController chat
+
+    ListView {
+        id: list
+        objectName: "messageList"
+        anchors.fill: parent
+        anchors.margins: 8
+        clip: true
+        spacing: 10
+        model: chatView.chat.messages
+        ScrollBar.vertical: ScrollBar {}
+
+        // Keep the newest text in sight unless the reader has scrolled up.
+        property bool following: true
+        onMovementEnded: following = atYEnd
+        onContentHeightChanged: if (following) positionViewAtEnd()
+        onCountChanged: { following = true; positionViewAtEnd() }
+
+        delegate: MessageBubble {
+            width: ListView.view.width
+            isLast: index === ListView.view.count - 1
+            busy: chatView.chat.generating
+            onCopyRequested: (text) => chatView.chat.copyText(text)
+            onRegenerateRequested: chatView.chat.regenerate()
+            onResendRequested: (row, text) => chatView.chat.editAndResend(row, text)
+        }
+    }
+
+    Label {
+        anchors.centerIn: parent
+        visible: list.count === 0
+        text: qsTr("Ask something. Enter sends, Shift+Enter starts a new line.")
+        color: Theme.muted
+    }
+}

@@ -1,0 +1,86 @@
+// Live figures: decode speed with its chart, time to first token, prefill speed, and the
+// cache occupancy of this conversation and of the shared pool.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import LlamaDesk.Core
+
+Pane {
+    id: panel
+    required property Figures figures
+    padding: 16
+    background: null
+
+    component Figure: ColumnLayout {
+        required property string label
+        required property string value
+        spacing: 0
+        Layout.fillWidth: true
+        Label { text: parent.value; font.pixelSize: 20; font.bold: true; color: Theme.text }
+        Label { text: parent.label; font.pixelSize: 11; color: Theme.muted }
+    }
+
+    ColumnLayout {
+        anchors.left: parent.left
+        anchors.right: parent.right
+        spacing: 12
+
+        Label { text: qsTr("Figures"); font.pixelSize: 15; font.bold: true; color: Theme.text }
+
+        GridLayout {
+            columns: 2
+            columnSpacing: 12
+            rowSpacing: 10
+            Layout.fillWidth: true
+            Figure {
+                objectName: "decodeFigure"
+                label: qsTr("decode tokens/s")
+                value: panel.figures.decodeTokensPerSecond.toFixed(1)
+            }
+            Figure {
+                label: qsTr("time to first token")
+                value: panel.figures.timeToFirstTokenMs.toFixed(0) + " ms"
+            }
+            Figure {
+                label: qsTr("prefill tokens/s")
+                value: panel.figures.prefillTokensPerSecond.toFixed(0)
+            }
+            Figure {
+                label: qsTr("prefilled / prompt tokens")
+                value: panel.figures.prefilledTokens + " / " + panel.figures.promptTokens
+            }
+            Figure {
+                label: qsTr("generated tokens")
+                value: panel.figures.generatedTokens
+            }
+            Figure {
+                label: qsTr("evictions")
+                value: panel.figures.evictions
+            }
+        }
+
+        SpeedChart {
+            Layout.fillWidth: true
+            Layout.preferredHeight: 90
+            values: panel.figures.decodeSeries
+        }
+
+        OccupancyBar {
+            objectName: "conversationOccupancy"
+            Layout.fillWidth: true
+            label: qsTr("This conversation's cache")
+            used: panel.figures.cachedTokens
+            total: panel.figures.contextLength
+            detail: qsTr("%1 / %2 tokens").arg(panel.figures.cachedTokens).arg(panel.figures.contextLength)
+        }
+        OccupancyBar {
+            Layout.fillWidth: true
+            label: qsTr("KV pool (all conversations)")
+            used: panel.figures.poolBlocksUsed
+            total: panel.figures.poolBlocksTotal
+            detail: qsTr("%1 / %2 blocks · %3 / %4 MiB").arg(panel.figures.poolBlocksUsed)
+                    .arg(panel.figures.poolBlocksTotal).arg(panel.figures.poolMiBUsed.toFixed(1))
+                    .arg(panel.figures.poolMiBTotal.toFixed(1))
+        }
+    }
+}

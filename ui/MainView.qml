@@ -1,0 +1,149 @@
+// Everything inside the window: header, sidebar, chat or welcome screen, figures and inspector,
+// and the dialogs. Tests create this item directly.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Dialogs
+import QtQuick.Layouts
+import LlamaDesk.Core
+
+Item {
+    id: root
+    required property AppContext app
+    property bool showPanel: true
+
+    Shortcut { sequence: "Ctrl+N"; onActivated: root.app.chat.newConversation() }
+    Shortcut { sequence: "Ctrl+O"; onActivated: fileDialog.open() }
+    Shortcut { sequence: "Esc"; onActivated: root.app.chat.stop() }
+
+    ColumnLayout {
+        anchors.fill: parent
+        spacing: 0
+
+        ModelHeader {
+            Layout.fillWidth: true
+            model: root.app.model
+            panelShown: root.showPanel
+            onOpenFileRequested: fileDialog.open()
+            onOpenFolderRequested: folderDialog.open()
+            onSettingsRequested: settingsDialog.open()
+            onPanelToggled: root.showPanel = !root.showPanel
+        }
+
+        ErrorBanner {
+            objectName: "errorBanner"
+            Layout.fillWidth: true
+            message: root.app.errorMessage
+            onDismissed: root.app.dismissError()
+        }
+
+        RowLayout {
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            spacing: 0
+
+            Sidebar {
+                Layout.preferredWidth: 260
+                Layout.fillHeight: true
+                chat: root.app.chat
+                onSettingsRequested: settingsDialog.open()
+            }
+
+            ColumnLayout {
+                Layout.fillWidth: true
+                Layout.fillHeight: true
+                spacing: 0
+
+                WelcomeView {
+                    visible: !root.app.model.hasModel
+                    Layout.fillWidth: true
+                    Layout.fillHeight: true
+                    model: root.app.model
+                    onOpenFileRequested: fileDialog.open()
+                    onOpenFolderRequested: folderDialog.open()
+                }
+                ChatView {
+                    visible: root.app.model.hasModel
+                    Layout.fillWidth: true
+                    Layout.fillHeight: true
+                    chat: root.app.chat
+                }
+                Composer {
+                    Layout.fillWidth: true
+                    chat: root.app.chat
+                    ready: root.app.model.hasModel
+                }
+            }
+
+            ScrollView {
+                visible: root.showPanel
+                Layout.preferredWidth: 330
+                Layout.fillHeight: true
+                contentWidth: availableWidth
+                background: Rectangle { color: Theme.surface; border.color: Theme.border }
+
+                ColumnLayout {
+                    width: parent.width
+                    spacing: 0
+                    FiguresPanel {
+                        Layout.fillWidth: true
+                        figures: root.app.figures
+                    }
+                    CacheInspector {
+                        Layout.fillWidth: true
+                        inspector: root.app.inspector
+                    }
+                }
+            }
+        }
+    }
+
+    DropArea {
+        id: drop
+        anchors.fill: parent
+        onDropped: (event) => {
+            if (event.hasUrls)
+                root.app.model.open(String(event.urls[0]))
+        }
+        Rectangle {
+            anchors.fill: parent
+            visible: drop.containsDrag
+            color: "#334f6bed"
+            border.color: Theme.accent
+            border.width: 3
+            Label {
+                anchors.centerIn: parent
+                text: qsTr("Drop a checkpoint to load it")
+                font.pixelSize: 22
+                color: Theme.accent
+            }
+        }
+    }
+
+    FileDialog {
+        id: fileDialog
+        title: qsTr("Open a checkpoint")
+        nameFilters: [qsTr("Checkpoints (*.gguf *.bin)"), qsTr("All files (*)")]
+        onAccepted: root.app.model.open(String(selectedFile))
+    }
+    FolderDialog {
+        id: folderDialog
+        title: qsTr("Open a checkpoint folder")
+        onAccepted: root.app.model.open(String(selectedFolder))
+    }
+    SettingsDialog {
+        id: settingsDialog
+        anchors.centerIn: parent
+        conversation: root.app.chat.settings
+        appSettings: root.app.settings
+        onReloadRequested: root.app.model.reload()
+    }
+    ContextFullDialog {
+        anchors.centerIn: parent
+        chat: root.app.chat
+        contextLength: root.app.model.contextLength
+    }
+    TokenizerDialog {
+        anchors.centerIn: parent
+        model: root.app.model
+    }
+}

@@ -1,0 +1,117 @@
+// Settings: this conversation's system prompt and sampling; app-wide threads and KV budget.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import LlamaDesk.Core
+
+Dialog {
+    id: dialog
+    required property ConversationSettings conversation
+    required property AppSettings appSettings
+    signal reloadRequested()
+
+    title: qsTr("Settings")
+    modal: true
+    width: 520
+    standardButtons: Dialog.Close
+
+    component SliderRow: RowLayout {
+        id: sliderRow
+        required property string label
+        required property real from
+        required property real to
+        required property real stepSize
+        required property real value
+        signal moved(real value)
+        Layout.fillWidth: true
+        Label { text: sliderRow.label; Layout.preferredWidth: 150 }
+        Slider {
+            from: sliderRow.from; to: sliderRow.to; stepSize: sliderRow.stepSize
+            value: sliderRow.value
+            Layout.fillWidth: true
+            onMoved: sliderRow.moved(value)
+        }
+        Label { text: sliderRow.value.toFixed(2); Layout.preferredWidth: 40 }
+    }
+    component SpinRow: RowLayout {
+        id: spinRow
+        required property string label
+        required property int from
+        required property int to
+        required property int value
+        signal modified(int value)
+        Layout.fillWidth: true
+        Label { text: spinRow.label; Layout.preferredWidth: 150 }
+        SpinBox {
+            from: spinRow.from; to: spinRow.to; value: spinRow.value; editable: true
+            Layout.fillWidth: true
+            onValueModified: spinRow.modified(value)
+        }
+    }
+
+    ColumnLayout {
+        anchors.fill: parent
+        spacing: 8
+
+        Label { text: qsTr("This conversation"); font.bold: true }
+        Label { text: qsTr("System prompt (used from the conversation's first turn)"); color: Theme.muted }
+        TextArea {
+            Layout.fillWidth: true
+            Layout.preferredHeight: 70
+            wrapMode: TextEdit.Wrap
+            text: dialog.conversation.systemPrompt
+            onEditingFinished: dialog.conversation.systemPrompt = text
+        }
+        SliderRow {
+            label: qsTr("Temperature"); from: 0; to: 2; stepSize: 0.05
+            value: dialog.conversation.temperature
+            onMoved: (v) => dialog.conversation.temperature = v
+        }
+        SliderRow {
+            label: qsTr("Top-p"); from: 0; to: 1; stepSize: 0.01
+            value: dialog.conversation.topP
+            onMoved: (v) => dialog.conversation.topP = v
+        }
+        SliderRow {
+            label: qsTr("Repetition penalty"); from: 1; to: 2; stepSize: 0.01
+            value: dialog.conversation.repeatPenalty
+            onMoved: (v) => dialog.conversation.repeatPenalty = v
+        }
+        SpinRow {
+            label: qsTr("Top-k (0: off)"); from: 0; to: 1000
+            value: dialog.conversation.topK
+            onModified: (v) => dialog.conversation.topK = v
+        }
+        SpinRow {
+            label: qsTr("Max new tokens"); from: 1; to: 32768
+            value: dialog.conversation.maxNewTokens
+            onModified: (v) => dialog.conversation.maxNewTokens = v
+        }
+        SpinRow {
+            label: qsTr("Seed (-1: random)"); from: -1; to: 2147483647
+            value: dialog.conversation.seed
+            onModified: (v) => dialog.conversation.seed = v
+        }
+
+        Label { text: qsTr("Application"); font.bold: true; Layout.topMargin: 8 }
+        SpinRow {
+            label: qsTr("CPU threads (0: all)"); from: 0; to: 256
+            value: dialog.appSettings.threads
+            onModified: (v) => dialog.appSettings.threads = v
+        }
+        SpinRow {
+            label: qsTr("KV cache MiB (0: default)"); from: 0; to: 1048576
+            value: dialog.appSettings.kvCacheMiB
+            onModified: (v) => dialog.appSettings.kvCacheMiB = v
+        }
+        RowLayout {
+            Label {
+                text: qsTr("Threads and cache size apply when the model is loaded.")
+                color: Theme.muted
+                wrapMode: Text.Wrap
+                Layout.fillWidth: true
+            }
+            Button { text: qsTr("Reload model"); onClicked: dialog.reloadRequested() }
+        }
+    }
+}

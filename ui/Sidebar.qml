@@ -1,0 +1,110 @@
+// The conversations: new, select, rename (double-click), delete; each with its message count
+// and how many of its tokens the KV cache holds.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import LlamaDesk.Core
+
+Rectangle {
+    id: sidebar
+    required property ChatController chat
+    signal settingsRequested()
+
+    color: Theme.sidebar
+
+    ColumnLayout {
+        anchors.fill: parent
+        anchors.margins: 10
+        spacing: 8
+
+        Button {
+            objectName: "newConversationButton"
+            text: qsTr("+  New conversation")
+            Layout.fillWidth: true
+            onClicked: sidebar.chat.newConversation()
+            ToolTip.visible: hovered
+            ToolTip.text: qsTr("Ctrl+N")
+        }
+
+        ListView {
+            id: list
+            objectName: "conversationList"
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            clip: true
+            spacing: 4
+            model: sidebar.chat.conversations
+            currentIndex: sidebar.chat.currentIndex
+
+            delegate: Rectangle {
+                id: item
+                required property int index
+                required property string title
+                required property int messageCount
+                required property int cachedTokens
+                property bool editing: false
+
+                width: ListView.view.width
+                height: 54
+                radius: 8
+                color: ListView.isCurrentItem ? Theme.sidebarSelected
+                                              : hover.hovered ? "#2a3040" : "transparent"
+
+                HoverHandler { id: hover }
+                TapHandler {
+                    onTapped: sidebar.chat.selectConversation(item.index)
+                    onDoubleTapped: item.editing = true
+                }
+
+                ColumnLayout {
+                    anchors.fill: parent
+                    anchors.margins: 8
+                    anchors.rightMargin: 34
+                    spacing: 2
+                    Label {
+                        visible: !item.editing
+                        text: item.title
+                        color: Theme.sidebarText
+                        elide: Text.ElideRight
+                        Layout.fillWidth: true
+                    }
+                    TextField {
+                        visible: item.editing
+                        text: item.title
+                        Layout.fillWidth: true
+                        onVisibleChanged: if (visible) { forceActiveFocus(); selectAll() }
+                        onAccepted: { sidebar.chat.renameConversation(item.index, text); item.editing = false }
+                        Keys.onEscapePressed: item.editing = false
+                    }
+                    Label {
+                        text: qsTr("%1 messages · %2 cached tokens").arg(item.messageCount).arg(item.cachedTokens)
+                        color: Theme.sidebarMuted
+                        font.pixelSize: 11
+                    }
+                }
+
+                ToolButton {
+                    anchors.right: parent.right
+                    anchors.verticalCenter: parent.verticalCenter
+                    visible: hover.hovered || item.ListView.isCurrentItem
+                    text: "⋯"
+                    palette.buttonText: Theme.sidebarText
+                    onClicked: menu.open()
+                    Menu {
+                        id: menu
+                        MenuItem { text: qsTr("Rename"); onTriggered: item.editing = true }
+                        MenuItem { text: qsTr("Delete"); onTriggered: sidebar.chat.deleteConversation(item.index) }
+                    }
+                }
+            }
+        }
+
+        Button {
+            text: qsTr("Settings")
+            flat: true
+            palette.buttonText: Theme.sidebarText
+            Layout.fillWidth: true
+            onClicked: sidebar.settingsRequested()
+        }
+    }
+}

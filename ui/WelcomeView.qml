@@ -1,0 +1,59 @@
+// Shown while no model is loaded: which files to open, and the recent ones.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import LlamaDesk.Core
+
+Item {
+    id: welcome
+    required property ModelController model
+    signal openFileRequested()
+    signal openFolderRequested()
+
+    ColumnLayout {
+        anchors.centerIn: parent
+        width: Math.min(parent.width - 48, 560)
+        spacing: 14
+
+        Label {
+            text: qsTr("Welcome to LlamaDesk")
+            font.pixelSize: 26
+            font.bold: true
+            color: Theme.text
+        }
+        Label {
+            Layout.fillWidth: true
+            wrapMode: Text.Wrap
+            color: Theme.muted
+            textFormat: Text.MarkdownText
+            text: qsTr("Open a Llama 2 checkpoint to start chatting:\n\n"
+                       + "* a **GGUF** file (`.gguf`, F32, F16 or BF16 weights); its vocabulary is inside;\n"
+                       + "* a **llama2.c** file (`.bin`) with its SentencePiece `tokenizer.model` beside it "
+                       + "(for stories260K: `tok512.model`);\n"
+                       + "* or a folder holding one of these.\n\n"
+                       + "You can also drop a file onto this window.")
+        }
+        RowLayout {
+            spacing: 10
+            Button { text: qsTr("Open checkpoint…"); highlighted: true; onClicked: welcome.openFileRequested() }
+            Button { text: qsTr("Open folder…"); onClicked: welcome.openFolderRequested() }
+        }
+        Label {
+            visible: welcome.model.recentCheckpoints.length > 0
+            text: qsTr("Recent")
+            font.bold: true
+            color: Theme.text
+        }
+        Repeater {
+            model: welcome.model.recentCheckpoints
+            delegate: Button {
+                id: recentButton
+                required property string modelData
+                text: recentButton.modelData
+                flat: true
+                Layout.fillWidth: true
+                onClicked: welcome.model.open(recentButton.modelData)
+            }
+        }
+    }
+}
