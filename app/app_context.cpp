@@ -13,12 +13,16 @@ AppContext::AppContext(const AppPaths& paths, QObject* parent)
       model_(std::make_unique<ModelController>(settings_.get())),
       figures_(std::make_unique<Figures>()),
       inspector_(std::make_unique<CacheInspectorModel>()),
-      worker_(std::make_unique<InferenceWorker>(&cancel_)) {
+      worker_(std::make_unique<InferenceWorker>(&cancel_)),
+      saver_(std::make_unique<ConversationSaver>(paths.data_dir)) {
     register_engine_metatypes();
     thread_.setObjectName("inference");
     worker_->moveToThread(&thread_);
+    storage_thread_.setObjectName("storage");
+    saver_->moveToThread(&storage_thread_);
     wire();
     thread_.start();
+    storage_thread_.start();
 }
 
 AppContext::~AppContext() {
@@ -26,6 +30,11 @@ AppContext::~AppContext() {
     thread_.quit();
     thread_.wait();
     worker_.reset();      // its thread has finished: nothing else can touch it now
+    // Saves already asked for are written before we go: this call queues behind them.
+    QMetaObject::invokeMethod(saver_.get(), [] {}, Qt::BlockingQueuedConnection);
+    storage_thread_.quit();
+    storage_thread_.wait();
+    saver_.reset();
 }
 
 void AppContext::wire() {
@@ -59,6 +68,10 @@ void AppContext::wire() {
     connect(w, &InferenceWorker::statsChanged, figures_.get(), &Figures::onStatsChanged, q);
     connect(w, &InferenceWorker::cacheLayoutReady, inspector_.get(), &CacheInspectorModel::onCacheLayout, q);
     connect(w, &InferenceWorker::error, this, [this](const QString&, const QString& m) { showError(m); }, q);
+
+    connect(chat, &ChatController::saveRequested, saver_.get(), &ConversationSaver::save, q);
+    connect(chat, &ChatController::removeRequested, saver_.get(), &ConversationSaver::remove, q);
+    connect(saver_.get(), &ConversationSaver::failed, this, &AppContext::showError, q);
 
     // GUI-thread bookkeeping.
     connect(chat, &ChatController::currentChanged, this, [this] {

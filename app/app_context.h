@@ -1,5 +1,5 @@
-// Everything the window needs, made and wired in one place: the worker on its own thread, the
-// controllers and models on the GUI thread, and the queued connections between them. main() hands
+// Everything the window needs, made and wired in one place: the worker and the saver each on its
+// own thread, the controllers and models on the GUI thread, and the queued connections between them. main() hands
 // this object to the QML root as its required `app` property; tests make their own.
 #pragma once
 
@@ -12,6 +12,7 @@
 #include "app_settings.h"
 #include "cache_inspector_model.h"
 #include "chat_controller.h"
+#include "conversation_saver.h"
 #include "figures.h"
 #include "inference_worker.h"
 #include "model_controller.h"
@@ -67,5 +68,7 @@ private:
     std::unique_ptr<CacheInspectorModel> inspector_;
     QThread thread_;
     std::unique_ptr<InferenceWorker> worker_;
+    QThread storage_thread_;
+    std::unique_ptr<ConversationSaver> saver_;
     QString error_;
 };

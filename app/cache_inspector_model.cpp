@@ -20,7 +20,7 @@ QVariant CacheInspectorModel::data(const QModelIndex& index, int role) const {
 }
 
 QHash<int, QByteArray> CacheInspectorModel::roleNames() const {
-    return {{LayerRole, "layer"}, {ShapeRole, "shape"}, {BytesRole, "bytes"}};
+    return {{LayerRole, "layerIndex"}, {ShapeRole, "shape"}, {BytesRole, "bytes"}};
 }
 
 QVariantList CacheInspectorModel::blockTable() const {

@@ -53,9 +53,7 @@ void ChatController::show(Conversation* conversation) {
 }
 
 void ChatController::save(Conversation* c) {
-    QString error;
-    if (!store_.save(*c, &error))
-        emit errorOccurred("Could not save the conversation: " + error);
+    emit saveRequested(*c);  // a copy: the saver's thread never sees the live object
     conversations_.touched(c);
 }
 
@@ -184,7 +182,7 @@ void ChatController::deleteConversation(int row) {
     if (was_current)
         messages_.show(nullptr);
     conversations_.remove(row);
-    store_.remove(id);
+    emit removeRequested(id);
     settings_.forget(id);
     emit requestDelete(id);
     if (was_current) {

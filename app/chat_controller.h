@@ -1,6 +1,6 @@
 // The window's conversations: sending, streaming answers into the message list, stop,
 // regenerate, edit and resend, context-full recovery, and saving every change.
-// Lives on the GUI thread; talks to the worker only through the request signals below.
+// Lives on the GUI thread; talks to the worker and the saver only through the signals below.
 #pragma once
 
 #include <QObject>
@@ -37,7 +37,8 @@ public:
     bool generating() const { return generating_; }
     bool contextFull() const { return context_full_; }
 
-    // Reads the saved conversations and hands their turns to the worker (no computation).
+    // Reads the saved conversations (once, at start) and hands their turns to the worker, which
+    // computes nothing until a conversation is used.
     void loadSaved();
 
     Q_INVOKABLE void send(const QString& text);
@@ -70,6 +71,9 @@ signals:
     void requestDropOldest(const QString& key, int n, const QString& systemPrompt);
     void requestInspect(const QString& key);
     void requestStats(const QString& key);
+
+    void saveRequested(const Conversation& conversation);
+    void removeRequested(const QString& id);
 
     void currentChanged();
     void generatingChanged();

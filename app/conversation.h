@@ -3,6 +3,7 @@
 
 #include <QDateTime>
 #include <QList>
+#include <QMetaType>
 #include <QString>
 #include <vector>
 
@@ -27,3 +28,5 @@ struct Conversation {
     // The messages as engine turns (user, answer); an unanswered last question has an empty answer.
     std::vector<llamadesk::ChatTurn> turns() const;
 };
+
+Q_DECLARE_METATYPE(Conversation)

@@ -17,9 +17,10 @@ void Figures::onGenerationStarted(const QString&) {
 
 void Figures::take(const QString& key, const GenerationStats& stats) {
     // The chart shows the speed between two updates, not the running average, so slowdowns show.
+    // The first token comes out of prefill, so speeds are taken only between decode steps.
     const double tokens = stats.generated_tokens - generation_.generated_tokens;
     const double ms = stats.decode_ms - generation_.decode_ms;
-    if (tokens > 0 && ms > 0) {
+    if (generation_.generated_tokens > 0 && tokens > 0 && ms > 0) {
         series_.append(1000.0 * tokens / ms);
         if (series_.size() > kMaxSeries)
             series_.removeFirst();

@@ -2,6 +2,7 @@
 #include <QGuiApplication>
 #include <QQmlApplicationEngine>
 #include <QQuickStyle>
+#include <QTemporaryDir>
 #include <QtQml/QQmlExtensionPlugin>
 
 #include "app_context.h"
@@ -18,8 +19,11 @@ int main(int argc, char* argv[]) {
     QQuickStyle::setStyle("Basic");
     const StartupOptions options = parse_startup_options(application.arguments());
 
-    AppContext app(AppPaths::standard());
+    QTemporaryDir scratch;  // --screenshot starts from no saved conversations and default settings
+    AppContext app(options.screenshot.isEmpty() ? AppPaths::standard()
+                                                : AppPaths{scratch.path(), scratch.path() + "/settings.ini"});
     QQmlApplicationEngine engine;
+    engine.addImportPath("qrc:/");  // where the LlamaDesk modules' qmldir files live
     engine.setInitialProperties({{"app", QVariant::fromValue(&app)}});
     engine.load(QUrl("qrc:/LlamaDesk/Main.qml"));
     if (engine.rootObjects().isEmpty())

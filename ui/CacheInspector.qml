@@ -36,11 +36,11 @@ Pane {
             model: panel.inspector
             delegate: RowLayout {
                 id: layerRow
-                required property int layer
+                required property int layerIndex
                 required property string shape
                 required property real bytes
                 Layout.fillWidth: true
-                Label { text: qsTr("layer %1").arg(layerRow.layer); font.family: Theme.monospace; font.pixelSize: 11 }
+                Label { text: qsTr("layer %1").arg(layerRow.layerIndex); font.family: Theme.monospace; font.pixelSize: 11 }
                 Label {
                     text: layerRow.shape
                     font.family: Theme.monospace

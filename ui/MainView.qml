@@ -53,19 +53,22 @@ Item {
                 Layout.fillHeight: true
                 spacing: 0
 
-                WelcomeView {
-                    visible: !root.app.model.hasModel
+                // Plain anchors here: a layout item that starts invisible is not laid out again in Qt 6.4.
+                Item {
                     Layout.fillWidth: true
                     Layout.fillHeight: true
-                    model: root.app.model
-                    onOpenFileRequested: fileDialog.open()
-                    onOpenFolderRequested: folderDialog.open()
-                }
-                ChatView {
-                    visible: root.app.model.hasModel
-                    Layout.fillWidth: true
-                    Layout.fillHeight: true
-                    chat: root.app.chat
+                    WelcomeView {
+                        anchors.fill: parent
+                        visible: !root.app.model.hasModel
+                        model: root.app.model
+                        onOpenFileRequested: fileDialog.open()
+                        onOpenFolderRequested: folderDialog.open()
+                    }
+                    ChatView {
+                        anchors.fill: parent
+                        visible: root.app.model.hasModel
+                        chat: root.app.chat
+                    }
                 }
                 Composer {
                     Layout.fillWidth: true

@@ -101,8 +101,6 @@ Rectangle {
 
         Button {
             text: qsTr("Settings")
-            flat: true
-            palette.buttonText: Theme.sidebarText
             Layout.fillWidth: true
             onClicked: sidebar.settingsRequested()
         }

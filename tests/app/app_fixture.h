@@ -5,10 +5,31 @@
 #include <QObject>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTimer>
+#include <QEventLoop>
+#include <functional>
 #include <QTest>
 #include <memory>
 
 #include "app_context.h"
+
+// Runs the event loop until done() holds or timeout_ms pass. Unlike QTest::qWaitFor, which
+// sleeps 10 ms between checks, the GUI thread here never sleeps, so stalls measured meanwhile
+// are the application's own.
+inline bool wait_until(const std::function<bool()>& done, int timeout_ms) {
+    QEventLoop loop;
+    QTimer poll;
+    poll.setInterval(1);
+    QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
+        if (done())
+            loop.quit();
+    });
+    QTimer::singleShot(timeout_ms, &loop, &QEventLoop::quit);
+    poll.start();
+    if (!done())
+        loop.exec();
+    return done();
+}
 
 class AppFixture : public QObject {
     Q_OBJECT
@@ -33,17 +54,18 @@ public:
     // Loads a model and waits until the worker has answered (loaded or failed).
     bool load(const QString& path, int timeout_ms = 120000) {
         app->model()->load(path, {});
-        return QTest::qWaitFor([this] { return !app->model()->loading(); }, timeout_ms);
+        return wait_until([this] { return !app->model()->loading(); }, timeout_ms);
     }
 
     // Sends text in the current conversation and waits for its generationFinished.
     const Finished* sendAndWait(const QString& text, int timeout_ms = 120000) {
         const qsizetype before = finished.size();
         app->chat()->send(text);
-        if (!QTest::qWaitFor([&] { return finished.size() > before; }, timeout_ms))
+        if (!wait_until([&] { return finished.size() > before; }, timeout_ms))
             return nullptr;
         // The controller handles the same queued signal right after us.
-        QTest::qWaitFor([this] { return !app->chat()->generating(); }, 5000);
+        if (!wait_until([this] { return !app->chat()->generating(); }, 5000))
+            return nullptr;
         return &finished.last();
     }
 

@@ -1,7 +1,9 @@
 // The window's C++ side against the real engine on stories260K: signal order, Stop, occupancy
 // of new and switched conversations, a failed load, and how long the GUI thread ever stalls.
 #include <QElapsedTimer>
+#include <QDir>
 #include <QFile>
+#include <QUrl>
 #include <QTimer>
 #include <QtTest>
 
@@ -9,6 +11,19 @@
 #include "test_support.h"
 
 using namespace llamadesk;
+
+namespace {
+
+// Nanoseconds this thread has spent runnable but waiting for a CPU (0 where not available).
+qint64 run_queue_wait_ns() {
+    QFile file("/proc/thread-self/schedstat");
+    if (!file.open(QIODevice::ReadOnly))
+        return 0;
+    const QList<QByteArray> fields = file.readAll().simplified().split(' ');
+    return fields.size() >= 2 ? fields[1].toLongLong() : 0;
+}
+
+}  // namespace
 
 class AppChatTest : public QObject {
     Q_OBJECT
@@ -54,9 +69,11 @@ private slots:
         const AppFixture::Finished* done = f_->sendAndWait("Tell me a story.");
         QVERIFY(done);
         QVERIFY2(done->result.status.ok(), done->result.status.message.c_str());
-        QTRY_VERIFY(order.contains("stats"));
+        QTRY_VERIFY(order.lastIndexOf("stats") > order.indexOf("finished"));
         QVERIFY(done->result.stats.generated_tokens > 0);
-        QCOMPARE(order.first(), QString("started"));
+        // Requests are served in order, so anything before "started" answers newConversation().
+        QVERIFY(order.contains("started"));
+        order = order.mid(order.indexOf("started"));
         QVERIFY(order.count("token") >= 1);
         const qsizetype finished_at = order.indexOf("finished");
         QCOMPARE(order.lastIndexOf("token"), finished_at - 1);  // no piece after the end
@@ -141,7 +158,11 @@ private slots:
         const AppFixture::Finished* first_a = f_->sendAndWait("Tell me about a cat.");
         QVERIFY(first_a);
         const int cached_a = first_a->result.stats.conversation.cached_tokens;
+        // The last sampled token (and the end-of-turn marker) are in the history but not yet in
+        // the cache: the follow-up runs them through the model together with its own tokens.
+        const int uncached_a = first_a->result.stats.conversation.history_tokens - cached_a;
         QVERIFY(cached_a > 0);
+        QVERIFY2(uncached_a >= 0 && uncached_a <= 2, qPrintable(QString::number(uncached_a)));
 
         chat()->newConversation();
         QVERIFY(f_->sendAndWait("Tell me about a dog."));
@@ -154,7 +175,7 @@ private slots:
         const GenerationStats& s = follow_up->result.stats;
         // Only the new message (with its template tokens) is prefilled, not the history.
         QVERIFY(s.prompt_tokens > 0);
-        QCOMPARE(s.prefilled_tokens, s.prompt_tokens);
+        QCOMPARE(s.prefilled_tokens, s.prompt_tokens + uncached_a);
         QCOMPARE(s.reprefilled_tokens, 0);
         QVERIFY(s.conversation.history_tokens > s.prompt_tokens + s.generated_tokens);
     }
@@ -180,38 +201,125 @@ private slots:
         QVERIFY(done->result.stats.generated_tokens > 0);
     }
 
-    // A 1 ms timer on the GUI thread records the longest gap between its ticks.
+    // Regenerate and edit-and-resend cut the engine's cache back to where the turn began:
+    // the new answer prefills only its own question, never the history before it.
+    void regenerateAndEditCutTheCacheBack() {
+        chat()->newConversation();
+        const AppFixture::Finished* first = f_->sendAndWait("Tell me about a bird.");
+        QVERIFY(first);
+        const AppFixture::Finished* second = f_->sendAndWait("Where did it fly?");
+        QVERIFY(second);
+        const QString answer = QString::fromStdString(second->result.text);
+
+        chat()->regenerate();
+        QVERIFY(wait_until([&] { return !chat()->generating(); }, 60000));
+        const GenerationResult& again = f_->finished.last().result;
+        QVERIFY2(again.status.ok(), again.status.message.c_str());
+        QCOMPARE(f_->finished.last().n_turns, 2);
+        QCOMPARE(again.stats.prefilled_tokens, again.stats.prompt_tokens);
+        QCOMPARE(QString::fromStdString(again.text), answer);  // greedy: the same answer
+        QCOMPARE(chat()->messages()->rowCount(), 4);
+
+        chat()->editAndResend(0, "Tell me about a fish.");
+        QVERIFY(wait_until([&] { return !chat()->generating(); }, 60000));
+        const AppFixture::Finished& edited = f_->finished.last();
+        QCOMPARE(edited.n_turns, 1);
+        QCOMPARE(edited.result.stats.prefilled_tokens, edited.result.stats.prompt_tokens);
+        QCOMPARE(edited.result.stats.conversation.history_tokens,
+                 edited.result.stats.prompt_tokens + edited.result.stats.generated_tokens);
+        QCOMPARE(chat()->messages()->rowCount(), 2);
+        QCOMPARE(chat()->messages()->index(0).data(MessageListModel::TextRole).toString(),
+                 QString("Tell me about a fish."));
+    }
+
+    // Filling the context offers the choice; dropping the oldest turns lets the conversation go on.
+    void contextFullOffersToDropOldestTurns() {
+        chat()->newConversation();
+        chat()->settings()->setMaxNewTokens(600);
+        for (int i = 0; i < 40 && !chat()->contextFull(); ++i)
+            QVERIFY(f_->sendAndWait(QString("Tell me story number %1.").arg(i)));
+        QVERIFY(chat()->contextFull());
+        const int turns_before = chat()->conversations()->find(chat()->currentId())->user_message_count();
+        const qsizetype answers = f_->finished.size();
+        chat()->dropOldestTurnsAndContinue();
+        QVERIFY(!chat()->contextFull());
+        const bool resent = chat()->generating();  // the refused message, sent again
+        const int turns_after = chat()->conversations()->find(chat()->currentId())->user_message_count();
+        QCOMPARE(turns_after, turns_before - qMax(1, turns_before / 2) + (resent ? 1 : 0));
+        // A refused message is sent again after the drop; otherwise the next one goes through.
+        if (!chat()->generating())
+            chat()->send("And one more.");
+        QVERIFY(wait_until([&] { return f_->finished.size() > answers && !chat()->generating(); }, 60000));
+        chat()->settings()->setMaxNewTokens(64);
+        const AppFixture::Finished& after = f_->finished.last();
+        QVERIFY2(after.result.status.ok(), after.result.status.message.c_str());
+        QCOMPARE(after.n_turns, chat()->conversations()->find(chat()->currentId())->user_message_count());
+    }
+
+    // A llama2.c checkpoint alone in its folder has no vocabulary: the window asks for one.
+    void missingTokenizerIsAskedFor() {
+        LLAMADESK_REQUIRE_SHARED(bin, "models/stories260K/stories260K.bin");
+        LLAMADESK_REQUIRE_SHARED(tokenizer, "models/stories260K/tok512.model");
+        const QString lonely = f_->dir.path() + "/lonely/stories260K.bin";
+        QDir().mkpath(f_->dir.path() + "/lonely");
+        QVERIFY(QFile::copy(bin, lonely));
+        f_->app->model()->open(lonely);
+        QVERIFY(wait_until([&] { return !f_->app->model()->loading(); }, 60000));
+        QVERIFY(f_->app->model()->needsTokenizer());
+        QVERIFY(!f_->app->model()->tokenizerMessage().isEmpty());
+
+        f_->app->model()->openWithTokenizer(QUrl::fromLocalFile(tokenizer).toString());
+        QVERIFY(!f_->app->model()->needsTokenizer());
+        QVERIFY(wait_until([&] { return !f_->app->model()->loading(); }, 60000));
+        QCOMPARE(f_->app->model()->path(), lonely);
+        QCOMPARE(f_->app->settings()->tokenizerFor(lonely), tokenizer);  // remembered for next time
+        chat()->newConversation();
+        const AppFixture::Finished* done = f_->sendAndWait("Hello");
+        QVERIFY(done && done->result.status.ok());
+    }
+
+    // A 1 ms timer on the GUI thread records the longest gap between its ticks. On a machine
+    // shared with other work the scheduler alone can hold a runnable thread back for tens of
+    // ms, so each gap is also measured without the time the thread sat runnable in the run queue
+    // (Linux schedstat): what remains is time spent blocked or busy in our own code.
     void guiThreadNeverStalls() {
         QElapsedTimer clock;
-        qint64 last = 0, longest = 0;
+        qint64 last = 0, last_wait = 0;
+        double longest = 0, longest_own = 0;
         QTimer tick;
         tick.setTimerType(Qt::PreciseTimer);
         tick.setInterval(1);
         connect(&tick, &QTimer::timeout, this, [&] {
-            const qint64 now = clock.nsecsElapsed();
-            longest = std::max(longest, now - last);
+            const qint64 now = clock.nsecsElapsed(), wait = run_queue_wait_ns();
+            longest = std::max(longest, (now - last) / 1e6);
+            longest_own = std::max(longest_own, (now - last - (wait - last_wait)) / 1e6);
             last = now;
+            last_wait = wait;
         });
+        struct Stall { bool ok; double wall_ms, own_ms; };
         const auto measure = [&](const std::function<bool()>& work) {
+            longest = longest_own = 0;
             clock.start();
             last = 0;
-            longest = 0;
+            last_wait = run_queue_wait_ns();
             tick.start();
             const bool ok = work();
             tick.stop();
-            return std::pair<bool, double>(ok, longest / 1e6);
+            return Stall{ok, longest, longest_own};
         };
 
         chat()->newConversation();
         chat()->settings()->setMaxNewTokens(400);
-        const auto [generated, generation_ms] = measure([&] { return f_->sendAndWait("Once upon a time") != nullptr; });
+        const Stall generation = measure([&] { return f_->sendAndWait("Once upon a time") != nullptr; });
         chat()->settings()->setMaxNewTokens(64);
-        const auto [loaded, load_ms] = measure([&] { return f_->load(model_); });
-        qInfo("longest GUI-thread stall: %.1f ms during a generation of %d tokens, %.1f ms during a model load",
-              generation_ms, f_->finished.last().result.stats.generated_tokens, load_ms);
-        QVERIFY(generated && loaded);
-        QVERIFY2(generation_ms < 50, qPrintable(QString::number(generation_ms)));
-        QVERIFY2(load_ms < 50, qPrintable(QString::number(load_ms)));
+        const int tokens = f_->finished.last().result.stats.generated_tokens;
+        const Stall load = measure([&] { return f_->load(model_); });
+        qInfo("longest GUI-thread stall during a generation of %d tokens: %.1f ms wall, %.1f ms without "
+              "run-queue wait; during a model load: %.1f ms wall, %.1f ms without run-queue wait",
+              tokens, generation.wall_ms, generation.own_ms, load.wall_ms, load.own_ms);
+        QVERIFY(generation.ok && load.ok);
+        QVERIFY2(generation.own_ms < 50, qPrintable(QString::number(generation.own_ms)));
+        QVERIFY2(load.own_ms < 50, qPrintable(QString::number(load.own_ms)));
     }
 
     void cleanupTestCase() { f_.reset(); }

@@ -46,12 +46,14 @@ HostTensor random_tensor(size_t n, DType dtype, std::mt19937_64& rng, float scal
 cuda::DeviceBuffer upload(const void* data, size_t bytes) {
     cuda::DeviceBuffer b(bytes, "test input");
     CUDA_CHECK(cudaMemcpy(b.get(), data, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaDeviceSynchronize());  // the kernels run on another (non-blocking) stream
     return b;
 }
 
 cuda::DeviceBuffer poisoned(size_t bytes) {
     cuda::DeviceBuffer b(bytes, "test output");
     CUDA_CHECK(cudaMemset(b.get(), 0xff, bytes));
+    CUDA_CHECK(cudaDeviceSynchronize());  // cudaMemset is asynchronous; the kernels use another stream
     return b;
 }
 

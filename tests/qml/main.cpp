@@ -33,6 +33,7 @@ public slots:
             broken.open(QIODevice::WriteOnly);
             broken.write(QByteArray("GGUF\x03\x00\x00\x00", 8) + QByteArray(64, '\xff'));
         }
+        engine->addImportPath("qrc:/");  // where the LlamaDesk modules' qmldir files live
         engine->rootContext()->setContextProperty("testApp", app_.get());
         engine->rootContext()->setContextProperty("modelPath", llamadesk::test::shared_path("models/stories260K"));
         engine->rootContext()->setContextProperty("brokenModelPath", dir_.path() + "/broken.gguf");

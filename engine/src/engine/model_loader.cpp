@@ -23,23 +23,29 @@ int64_t kv_element_bytes(const std::string& dtype) {
     fail(ErrorCode::Internal, "backend reports an unknown KV cache dtype '" + dtype + "'");
 }
 
-// Auto: CUDA when a usable device is present, else the CPU. An explicit Cuda request that
-// cannot be met is an error, not a silent fallback, so the user learns why.
-std::unique_ptr<Backend> make_backend(const LoadParams& params, const Checkpoint& ckpt) {
-    std::string why;
-    const bool want_cuda = params.backend != BackendKind::Cpu;
-    if (want_cuda && cuda_backend_available(&why)) {
-        CudaBackendOptions opts;
-        opts.use_graphs = params.cuda_graphs;
-        opts.f32_as_bf16 = params.cuda_f32_as_bf16;
-        opts.kv_budget_bytes = params.kv_cache_bytes;
-        opts.on_progress = [&params](float f, const std::string& stage) {
-            report(params, 0.6f + 0.3f * std::clamp(f, 0.0f, 1.0f), stage);
-        };
-        return make_cuda_backend(ckpt, opts);
+// CUDA when a usable device is present (Auto or Cuda), else the CPU. When CUDA was asked for
+// explicitly, or was tried and failed (no driver, no device, out of device memory), the CPU
+// backend is used and `note` says why, for ModelInfo::device: a working model beats an error.
+std::unique_ptr<Backend> make_backend(const LoadParams& params, const Checkpoint& ckpt, std::string* note) {
+    if (params.backend != BackendKind::Cpu) {
+        std::string why;
+        if (cuda_backend_available(&why)) {
+            CudaBackendOptions opts;
+            opts.use_graphs = params.cuda_graphs;
+            opts.f32_as_bf16 = params.cuda_f32_as_bf16;
+            opts.kv_budget_bytes = params.kv_cache_bytes;
+            opts.on_progress = [&params](float f, const std::string& stage) {
+                report(params, 0.6f + 0.3f * std::clamp(f, 0.0f, 1.0f), stage);
+            };
+            try {
+                return make_cuda_backend(ckpt, opts);
+            } catch (const EngineError& e) {
+                *note = std::string("CUDA failed: ") + e.what();
+            }
+        } else if (params.backend == BackendKind::Cuda) {
+            *note = "CUDA requested but unavailable: " + why;
+        }
     }
-    if (params.backend == BackendKind::Cuda)
-        fail(ErrorCode::BackendUnavailable, "the CUDA backend was requested but is not available: " + why);
     CpuBackendOptions opts;
     opts.n_threads = params.n_threads;
     return make_cpu_backend(ckpt, opts);
@@ -66,7 +72,7 @@ int kv_pool_blocks(const LoadParams& params, const ModelConfig& config, int64_t 
     return int(std::min<int64_t>(n_blocks, std::numeric_limits<int32_t>::max()));
 }
 
-ModelInfo describe(const LoadedModel& m, int n_threads) {
+ModelInfo describe(const LoadedModel& m, int n_threads, const std::string& backend_note) {
     const ModelConfig& c = m.checkpoint.config;
     ModelInfo info;
     info.path = m.checkpoint.path;
@@ -85,6 +91,7 @@ ModelInfo describe(const LoadedModel& m, int n_threads) {
     info.rope_theta = c.rope_theta;
     info.backend = m.backend->name();
     info.device = m.backend->device_description();
+    if (!backend_note.empty()) info.device += " (" + backend_note + ")";
     info.n_threads = m.backend->name() == "CPU" ? n_threads : 0;
     info.tokenizer = m.checkpoint.tokenizer.describe();
     return info;
@@ -115,7 +122,8 @@ std::unique_ptr<LoadedModel> load_model(const LoadParams& params) {
                  std::to_string(m->checkpoint.config.vocab_size) + "; give the model's own tokenizer");
 
     report(params, 0.6f, "preparing backend");
-    m->backend = make_backend(params, m->checkpoint);
+    std::string backend_note;
+    m->backend = make_backend(params, m->checkpoint, &backend_note);
 
     report(params, 0.9f, "allocating KV cache");
     const ModelConfig& c = m->checkpoint.config;
@@ -127,7 +135,7 @@ std::unique_ptr<LoadedModel> load_model(const LoadParams& params) {
 
     const int n_threads =
         params.n_threads > 0 ? params.n_threads : int(std::max(1u, std::thread::hardware_concurrency()));
-    m->info = describe(*m, n_threads);
+    m->info = describe(*m, n_threads, backend_note);
     report(params, 1.0f, "ready");
     return m;
 }

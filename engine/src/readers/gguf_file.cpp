@@ -31,6 +31,13 @@ bool is_integer(GgufType t) {
            t != GgufType::Bool;
 }
 
+const char* type_name(GgufType t) {
+    static const char* const names[] = {"uint8", "int8",   "uint16", "int16",  "uint32",
+                                        "int32", "float32", "bool",  "string", "array",
+                                        "uint64", "int64", "float64"};
+    return names[uint32_t(t)];  // read_type() admits only these
+}
+
 std::string at(uint64_t offset) { return " at offset " + std::to_string(offset); }
 
 GgufType read_type(ByteCursor& in, const char* field) {
@@ -145,10 +152,10 @@ void read_header_and_metadata(ByteCursor& in, GgufFile& f, uint64_t& n_tensors) 
             const GgufType type = read_type(in, "metadata value type");
             f.metadata.emplace_back(key, read_value(in, type, 0));
         } catch (const EngineError& e) {
-            fail(e.code(), std::string(e.what()) + " (metadata key '" + std::string(key) + "')");
+            fail(e.code(), std::string(e.what()) + " (metadata key '" + gguf_printable(key) + "')");
         }
         if (!keys.insert(key).second)
-            fail(ErrorCode::BadFormat, f.path + ": metadata key '" + std::string(key) +
+            fail(ErrorCode::BadFormat, f.path + ": metadata key '" + gguf_printable(key) +
                                            "' appears twice");
     }
 }
@@ -164,7 +171,7 @@ void read_tensor_infos(ByteCursor& in, GgufFile& f, uint64_t n_tensors) {
         GgufTensorInfo t;
         t.info_offset = in.offset();
         t.name = read_string(in, "tensor name");
-        const std::string where = f.path + ": tensor '" + std::string(t.name) + "'";
+        const std::string where = f.path + ": tensor '" + gguf_printable(t.name) + "'";
         t.n_dims = in.read<uint32_t>("tensor dimension count");
         if (t.n_dims < 1 || t.n_dims > 4)
             fail(ErrorCode::BadFormat, where + " has " + std::to_string(t.n_dims) +
@@ -191,7 +198,7 @@ void read_tensor_infos(ByteCursor& in, GgufFile& f, uint64_t n_tensors) {
 
 void check_tensor_data(const GgufFile& f, uint64_t file_size) {
     for (const GgufTensorInfo& t : f.tensors) {
-        const std::string where = f.path + ": GGUF tensor " + std::string(t.name);
+        const std::string where = f.path + ": GGUF tensor " + gguf_printable(t.name);
         const char* type_name = ggml_type_name(t.type);
         if (type_name == nullptr)
             fail(ErrorCode::BadFormat, where + " has unknown tensor type " + std::to_string(t.type));
@@ -221,6 +228,12 @@ void check_tensor_data(const GgufFile& f, uint64_t file_size) {
 }
 
 }  // namespace
+
+std::string gguf_printable(std::string_view s) {
+    std::string out;
+    for (const char c : s.substr(0, 64)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
+    return s.size() > 64 ? out + "..." : out;
+}
 
 const GgufValue* GgufFile::find(std::string_view key) const {
     for (const auto& [k, v] : metadata)
@@ -252,8 +265,7 @@ std::optional<int64_t> gguf_int(const GgufFile& f, std::string_view key) {
     if (!v) return std::nullopt;
     if (!is_integer(v->type))
         fail(ErrorCode::BadFormat, f.path + ": metadata " + std::string(key) +
-                                       " should be an integer (type " +
-                                       std::to_string(uint32_t(v->type)) + ")");
+                                       " should be an integer, not " + type_name(v->type));
     if (v->type == GgufType::UInt64) {
         const uint64_t u = load<uint64_t>(v->bytes);
         if (u > uint64_t(std::numeric_limits<int64_t>::max()))

@@ -51,6 +51,10 @@ struct GgufFile {
 // F32/F16/BF16 (others refused), data inside the file and aligned. Throws EngineError.
 GgufFile parse_gguf(const uint8_t* data, uint64_t size, const std::string& path, bool with_tensors);
 
+// A string from the file made safe for a message: printable ASCII, at most 64 bytes (a hostile
+// name may be as long as the file).
+std::string gguf_printable(std::string_view s);
+
 // Typed access to metadata; nullopt when the key is absent, EngineError(BadFormat) naming the key
 // when it has the wrong type or an out-of-range value.
 std::optional<int64_t> gguf_int(const GgufFile& f, std::string_view key);

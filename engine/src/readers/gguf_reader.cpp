@@ -2,6 +2,7 @@
 
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <unordered_map>
 
 #include "core/error.h"
@@ -17,6 +18,12 @@ namespace {
 
 constexpr uint64_t kMaxTokens = 1 << 22;
 
+std::string number_text(double x) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%g", x);
+    return text;
+}
+
 // The vocabulary in tokenizer.ggml.*, or null when the file has no token list.
 std::shared_ptr<EmbeddedVocab> vocabulary_of(const GgufFile& f) {
     const GgufValue* tokens = gguf_array(f, "tokenizer.ggml.tokens", false);
@@ -25,7 +32,7 @@ std::shared_ptr<EmbeddedVocab> vocabulary_of(const GgufFile& f) {
     auto vocab = std::make_shared<EmbeddedVocab>();
     vocab->model = std::string(gguf_string(f, "tokenizer.ggml.model").value_or("llama"));
     if (vocab->model != "llama")
-        fail(ErrorCode::Unsupported, where + "tokenizer.ggml.model is '" + vocab->model +
+        fail(ErrorCode::Unsupported, where + "tokenizer.ggml.model is '" + gguf_printable(vocab->model) +
                                          "'; only SentencePiece vocabularies ('llama') are supported");
     if (tokens->count == 0 || tokens->count > kMaxTokens)
         fail(ErrorCode::BadFormat, where + "tokenizer.ggml.tokens has " +
@@ -53,7 +60,7 @@ std::shared_ptr<EmbeddedVocab> vocabulary_of(const GgufFile& f) {
             const double t = gguf_array_number(*types, i);
             if (!(t >= 0 && t <= 6))
                 fail(ErrorCode::BadFormat, where + "tokenizer.ggml.token_type of token " +
-                                               std::to_string(i) + " is " + std::to_string(t) +
+                                               std::to_string(i) + " is " + number_text(t) +
                                                " (0 to 6 expected)");
             vocab->token_types[i] = int32_t(t);
         }
@@ -89,7 +96,7 @@ ModelConfig config_of(const GgufFile& f,
     const std::optional<std::string_view> arch = gguf_string(f, "general.architecture");
     if (!arch) fail(ErrorCode::BadFormat, f.path + ": GGUF metadata lacks general.architecture");
     if (*arch != "llama")
-        fail(ErrorCode::Unsupported, f.path + ": architecture '" + std::string(*arch) +
+        fail(ErrorCode::Unsupported, f.path + ": architecture '" + gguf_printable(*arch) +
                                          "' is not supported (only 'llama')");
     ModelConfig c;
     c.dim = config_int(f, "llama.embedding_length");
@@ -104,7 +111,7 @@ ModelConfig config_of(const GgufFile& f,
     const auto embd = tensors.find("token_embd.weight");
     if (embd == tensors.end()) fail(ErrorCode::BadFormat, f.path + ": GGUF file lacks tensor token_embd.weight");
     c.vocab_size = embd->second->ne[1] > INT_MAX ? INT_MAX : int(embd->second->ne[1]);
-    validate_config(c, f.path);
+    validate_config(c, f.path + " (GGUF llama.* metadata)");
     // Before anything is sized by n_layers: the file must hold that many layers' tensors.
     if (f.tensors.size() < 9 * size_t(c.n_layers) + 2)
         fail(ErrorCode::BadFormat, f.path + ": GGUF file has " + std::to_string(f.tensors.size()) +

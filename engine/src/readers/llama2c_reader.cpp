@@ -44,7 +44,7 @@ Header read_header(const MappedFile& file) {
         for (int32_t& v : p) v = in.read<int32_t>("llama2.c header");
         // A negative vocab_size means the classifier is stored separately.
         h.shared_classifier = p[5] > 0;
-        if (p[5] < 0) p[5] = p[5] == INT_MIN ? 0 : -p[5];
+        if (p[5] < 0 && p[5] != INT_MIN) p[5] = -p[5];  // INT_MIN stays, for validate_config
         h.weights_offset = in.offset();
     }
     ModelConfig& c = h.config;

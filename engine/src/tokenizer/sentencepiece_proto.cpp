@@ -96,8 +96,9 @@ void check_vocab(const EmbeddedVocab& vocab) {
                                        " token types (tokenizer.ggml.token_type)");
     const auto check_id = [&](int32_t id, const char* what) {
         if (id < 0 || size_t(id) >= n)
-            fail(ErrorCode::BadFormat, std::string("vocabulary ") + what + " " + std::to_string(id) +
-                                           " is outside the " + std::to_string(n) + " tokens");
+            fail(ErrorCode::BadFormat, std::string("vocabulary ") + what + " " +
+                                           std::to_string(id) + " is outside the " +
+                                           std::to_string(n) + " tokens");
     };
     check_id(vocab.bos_id, "BOS id (tokenizer.ggml.bos_token_id)");
     check_id(vocab.eos_id, "EOS id (tokenizer.ggml.eos_token_id)");
@@ -125,7 +126,8 @@ std::string serialize_model_proto(const EmbeddedVocab& vocab) {
     ProtoWriter model;
     bool has_byte_pieces = false;
     for (int32_t id = 0; id < n; ++id) {
-        const int type = vocab.token_types.empty() ? inferred_type(vocab, id) : vocab.token_types[size_t(id)];
+        const int type =
+            vocab.token_types.empty() ? inferred_type(vocab, id) : vocab.token_types[size_t(id)];
         has_byte_pieces |= type == kByte;
         ProtoWriter piece;
         piece.bytes_field(kPiece, vocab.tokens[size_t(id)]);

@@ -33,14 +33,16 @@ std::string read_model_file(const std::string& path) {
     if (ec)
         fail(ErrorCode::FileNotFound, "cannot read tokenizer file " + path + ": " + ec.message());
     if (size == 0)
-        fail(ErrorCode::TokenizerMismatch, path + " is empty; choose a SentencePiece tokenizer.model");
+        fail(ErrorCode::TokenizerMismatch,
+             path + " is empty; choose a SentencePiece tokenizer.model");
     if (size > kMaxModelFileBytes)
         fail(ErrorCode::TokenizerMismatch,
              path + " is not a SentencePiece tokenizer.model: it is " + std::to_string(size >> 20) +
                  " MiB, far larger than any tokenizer (is it the model's weights?)");
     std::ifstream in(path, std::ios::binary);
     if (!in)
-        fail(ErrorCode::FileNotFound, "cannot open tokenizer file " + path + ": " + std::strerror(errno));
+        fail(ErrorCode::FileNotFound,
+             "cannot open tokenizer file " + path + ": " + std::strerror(errno));
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (in.bad() || bytes.size() != size)
         fail(ErrorCode::FileNotFound, "cannot read tokenizer file " + path + " (read " +
@@ -74,8 +76,8 @@ std::unique_ptr<Tokenizer> Tokenizer::from_file(const std::string& model_path) {
     auto tok = from_serialized(bytes, model_path, ErrorCode::TokenizerMismatch);
     // Llama models need both: without them a prompt cannot be framed nor an answer end.
     if (tok->bos_id() < 0 || tok->eos_id() < 0)
-        fail(ErrorCode::TokenizerMismatch,
-             model_path + " has no BOS and EOS control tokens (<s>, </s>), which Llama models need");
+        fail(ErrorCode::TokenizerMismatch, model_path + " has no BOS and EOS control tokens " +
+                                               "(<s>, </s>), which Llama models need");
     return tok;
 }
 
@@ -94,7 +96,8 @@ std::unique_ptr<Tokenizer> Tokenizer::from_embedded(const EmbeddedVocab& vocab) 
 std::unique_ptr<Tokenizer> Tokenizer::from_source(const TokenizerSource& source) {
     if (!source.model_file.empty()) return from_file(source.model_file);
     if (source.embedded) return from_embedded(*source.embedded);
-    fail(ErrorCode::TokenizerMismatch, "this checkpoint has no vocabulary; choose its tokenizer.model");
+    fail(ErrorCode::TokenizerMismatch,
+         "this checkpoint has no vocabulary; choose its tokenizer.model");
 }
 
 void Tokenizer::check_id(int id) const {
@@ -108,8 +111,8 @@ std::vector<int> Tokenizer::encode(std::string_view text, bool add_bos, bool add
     std::vector<int> pieces;
     const auto status = sp_->Encode(text, &pieces);
     if (!status.ok())
-        fail(ErrorCode::Internal, std::string("SentencePiece could not encode the text: ") +
-                                      status.message());
+        fail(ErrorCode::Internal,
+             std::string("SentencePiece could not encode the text: ") + status.message());
     std::vector<int> ids;
     ids.reserve(pieces.size() + 2);
     if (add_bos) ids.push_back(bos_id());
@@ -123,8 +126,8 @@ std::string Tokenizer::decode(const std::vector<int>& ids) const {
     std::string text;
     const auto status = sp_->Decode(ids, &text);
     if (!status.ok())
-        fail(ErrorCode::Internal, std::string("SentencePiece could not decode the tokens: ") +
-                                      status.message());
+        fail(ErrorCode::Internal,
+             std::string("SentencePiece could not decode the tokens: ") + status.message());
     return text;
 }
 

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "backends/backend.h"
+#include "backends/cuda/cuda_bench_support.h"
 #include "bench_runner.h"
 #include "core/error.h"
 #include "memory_bandwidth.h"
@@ -22,6 +23,7 @@ struct Options {
     DType dtype = DType::F32;
     int threads = 0;
     bool json = false;
+    bool cuda_graphs = true, cuda_decode_cublas = false;
     bench::BenchPlan plan;
 };
 
@@ -33,6 +35,8 @@ const char* usage() {
            "  --dtype T           f32, f16 or bf16 weights of the synthetic model (default f32)\n"
            "  --threads N         CPU threads (default: all cores)\n"
            "  --backend B         cpu or cuda (default cpu)\n"
+           "  --cuda-graphs on|off  replay the CUDA decode step as a captured graph (default on)\n"
+           "  --cuda-decode gemv|cublas  single-token products: our GEMV or cuBLAS (default gemv)\n"
            "  --repeats N         samples per figure, the median is reported (default 5)\n"
            "  --write-gguf PATH   save the synthetic model as GGUF and exit\n"
            "  --json              print the results as one JSON object\n";
@@ -65,6 +69,8 @@ Options parse_options(int argc, char** argv) {
         else if (arg == "--write-gguf") o.write_gguf = value;
         else if (arg == "--backend") o.backend = value;
         else if (arg == "--threads") o.threads = parse_int(arg, value);
+        else if (arg == "--cuda-graphs" && (value == "on" || value == "off")) o.cuda_graphs = value == "on";
+        else if (arg == "--cuda-decode" && (value == "gemv" || value == "cublas")) o.cuda_decode_cublas = value == "cublas";
         else if (arg == "--repeats") o.plan.repeats = std::max(1, parse_int(arg, value));
         else if (arg == "--dtype") {
             if (value == "f32") o.dtype = DType::F32;
@@ -88,7 +94,12 @@ std::unique_ptr<Backend> make_backend(const Options& o, const Checkpoint& ckpt) 
     if (o.backend == "cuda") {
         std::string why;
         if (!cuda_backend_available(&why)) fail(ErrorCode::BackendUnavailable, "no CUDA backend: " + why);
-        return make_cuda_backend(ckpt, CudaBackendOptions{});
+        CudaBackendOptions opts;
+        opts.use_graphs = o.cuda_graphs;
+        opts.decode_with_cublas = o.cuda_decode_cublas;
+        // synthetic weights are made on the GPU itself (ckpt then holds only their shapes)
+        if (!o.synthetic.empty()) return make_cuda_backend_synthetic(ckpt.config, ckpt.weight_dtype, 1, opts);
+        return make_cuda_backend(ckpt, opts);
     }
     CpuBackendOptions opts;
     opts.n_threads = o.threads;
@@ -102,7 +113,10 @@ void print_text(const Options& o, const Checkpoint& ckpt, const Backend& backend
                 o.model.empty() ? ("synthetic " + o.synthetic).c_str() : o.model.c_str(), dtype_name(ckpt.weight_dtype),
                 c.dim, c.hidden_dim, c.n_layers, c.n_heads, c.n_kv_heads, c.vocab_size, c.seq_len);
     std::printf("backend    %s (%s), %d threads\n", backend.name().c_str(), backend.device_description().c_str(), threads);
-    std::printf("memory     %.2f GB/s read bandwidth (%d threads, XOR over 1 GiB)\n", bandwidth / 1e9, threads);
+    if (o.backend == "cuda")
+        std::printf("memory     %.2f GB/s device copy bandwidth (cudaMemcpy, bytes read + written)\n", bandwidth / 1e9);
+    else
+        std::printf("memory     %.2f GB/s read bandwidth (%d threads, XOR over 1 GiB)\n", bandwidth / 1e9, threads);
     std::printf("weights    %.1f MB read per decoded token\n\n", double(bench::weight_bytes_per_token(ckpt)) / 1e6);
     for (const auto& p : r.prefill) std::printf("prefill %5d tokens   %9.1f tok/s\n", p.tokens, p.tokens_per_s);
     std::printf("\n%-10s %10s %12s %14s %12s %10s %8s\n", "decode at", "tok/s", "ms/token", "no-cache ms", "cache gain",
@@ -141,10 +155,15 @@ void print_json(const Options& o, const Checkpoint& ckpt, const Backend& backend
 
 int main(int argc, char** argv) {
     try {
-        const Options o = parse_options(argc, argv);
-        const Checkpoint ckpt = o.model.empty()
-                                    ? make_synthetic_checkpoint(synthetic_config(o.synthetic), o.dtype, 1)
-                                    : open_checkpoint(o.model);
+        Options o = parse_options(argc, argv);
+        const bool on_gpu_weights = o.backend == "cuda" && !o.synthetic.empty() && o.write_gguf.empty();
+        const Checkpoint ckpt = !o.model.empty() ? open_checkpoint(o.model)
+                                : on_gpu_weights ? synthetic_shapes(synthetic_config(o.synthetic), o.dtype)
+                                                 : make_synthetic_checkpoint(synthetic_config(o.synthetic), o.dtype, 1);
+        if (o.backend == "cuda") {  // the CUDA rows: long contexts, a 512-token prompt
+            o.plan.prefill_tokens = {512};
+            o.plan.decode_positions = {16, 1024, 4000};
+        }
         if (!o.write_gguf.empty()) {
             write_gguf(ckpt, o.write_gguf);
             std::fprintf(stderr, "wrote %s\n", o.write_gguf.c_str());
@@ -152,7 +171,7 @@ int main(int argc, char** argv) {
         }
         const int threads = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
         std::unique_ptr<Backend> backend = make_backend(o, ckpt);
-        const double bandwidth = bench::measure_read_bandwidth(threads);
+        const double bandwidth = o.backend == "cuda" ? cuda_copy_bandwidth() : bench::measure_read_bandwidth(threads);
         const bench::BenchResults results = bench::run_benchmarks(*backend, ckpt, o.plan);
         (o.json ? print_json : print_text)(o, ckpt, *backend, bandwidth, results, threads);
         return 0;

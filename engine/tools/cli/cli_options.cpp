@@ -47,7 +47,8 @@ const char* usage() {
            "  --repeat-penalty F    over the last 64 tokens (default 1, off)\n"
            "  --seed N              seed of the sampler (default: random)\n"
            "  --threads N           CPU threads (default: all cores)\n"
-           "  --backend B           cpu, cuda or auto (default auto: CUDA when a GPU is usable)\n"
+           "  --backend B           cpu, cuda or auto (default auto: CUDA when a GPU is usable;\n"
+           "                        without one, cuda runs on the CPU and the header line says why)\n"
            "  --stats               print prefill / decode figures and cache occupancy to stderr\n"
            "  -h, --help            this text\n";
 }

@@ -20,7 +20,8 @@ struct Run {
 
 Run run_cli(const QStringList& args, const QByteArray& input = {}) {
     QProcess p;
-    p.start(QStringLiteral(LLAMADESK_CLI_PATH), args);
+    // One thread: these runs check behaviour, and stay fast on a busy machine.
+    p.start(QStringLiteral(LLAMADESK_CLI_PATH), QStringList{"--threads", "1"} + args);
     if (!p.waitForStarted()) qFatal("cannot start %s", LLAMADESK_CLI_PATH);
     if (!input.isEmpty()) p.write(input);
     p.closeWriteChannel();

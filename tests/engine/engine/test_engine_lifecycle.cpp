@@ -4,6 +4,7 @@
 #include <QFile>
 #include <QTest>
 
+#include "backends/backend.h"
 #include "engine_fixtures.h"
 #include "test_support.h"
 
@@ -209,6 +210,18 @@ private slots:
         const GenerationResult r = e.generate(c, "third", sampled(6));
         LLAMADESK_VERIFY_OK(r.status);
         QCOMPARE(r.stats.prefilled_tokens, s.history_tokens + r.stats.prompt_tokens);
+    }
+
+    void cuda_request_without_a_device_falls_back_to_cpu() {
+        std::string why;
+        if (cuda_backend_available(&why)) QSKIP("a CUDA device is present here");
+        Engine e;
+        LoadParams p = load_params(model_a_);
+        p.backend = BackendKind::Cuda;
+        LLAMADESK_VERIFY_OK(e.load(p));
+        QCOMPARE(QString::fromStdString(e.model_info().backend), QString("CPU"));
+        QVERIFY2(e.model_info().device.find("CUDA requested but unavailable") != std::string::npos,
+                 e.model_info().device.c_str());
     }
 
     void restore_and_drop_turns() {

@@ -47,8 +47,8 @@ private slots:
         LLAMADESK_REQUIRE_SHARED(gguf_path, "models/stories260K/stories260K.gguf");
         const Checkpoint bin = open_checkpoint(bin_path.toStdString());
         const Checkpoint gguf = open_checkpoint(gguf_path.toStdString());
-        auto be_bin = make_cpu_backend(bin, {2});
-        auto be_gguf = make_cpu_backend(gguf, {2});
+        auto be_bin = make_cpu_backend(bin, {1});
+        auto be_gguf = make_cpu_backend(gguf, {1});
         const int steps = 40, vocab = bin.config.vocab_size;
         QCOMPARE(gguf.config.vocab_size, vocab);
         const KvLayout layout{bin.config.n_layers, bin.config.n_kv_heads, bin.config.head_dim(), 16};

@@ -18,27 +18,6 @@ using llamadesk::test::engine_error_of;
 
 namespace {
 
-// <unk> <s> </s>, the 256 byte pieces, then a few merges; scores rank the merges.
-EmbeddedVocab tiny_vocab() {
-    EmbeddedVocab v;
-    v.model = "llama";
-    v.tokens = {"<unk>", "<s>", "</s>"};
-    v.token_types = {2, 3, 3};
-    char piece[8];
-    for (int b = 0; b < 256; ++b) {
-        std::snprintf(piece, sizeof piece, "<0x%02X>", b);
-        v.tokens.push_back(piece);
-        v.token_types.push_back(6);
-    }
-    for (const char* p : {"\xE2\x96\x81", "a", "b", "c", "ab", "\xE2\x96\x81" "ab", "\xE2\x96\x81" "c"}) {
-        v.tokens.push_back(p);
-        v.token_types.push_back(1);
-    }
-    v.scores.assign(v.tokens.size(), 0.0f);
-    for (size_t i = 259; i < v.tokens.size(); ++i) v.scores[i] = -float(i - 259);
-    return v;
-}
-
 constexpr int kSpace = 259, kA = 260, kB = 261, kC = 262, kAB = 263, kSpaceAB = 264, kSpaceC = 265;
 
 }  // namespace
@@ -48,7 +27,7 @@ class TestEmbeddedVocab : public QObject {
 
 private slots:
     void tinyVocabulary() {
-        const auto tok = Tokenizer::from_embedded(tiny_vocab());
+        const auto tok = Tokenizer::from_embedded(test::tiny_vocab());
         QCOMPARE(tok->vocab_size(), 266);
         QCOMPARE(tok->bos_id(), 1);
         QCOMPARE(tok->eos_id(), 2);
@@ -67,10 +46,11 @@ private slots:
 
     // Without token types, <unk>, BOS, EOS and byte pieces are recognised by id and spelling.
     void typesInferredWhenAbsent() {
-        EmbeddedVocab v = tiny_vocab();
+        EmbeddedVocab v = test::tiny_vocab();
         v.token_types.clear();
         const auto tok = Tokenizer::from_embedded(v);
-        QCOMPARE(tok->encode("ab é", true), (std::vector<int>{1, kSpaceAB, kSpace, 3 + 0xC3, 3 + 0xA9}));
+        QCOMPARE(tok->encode("ab é", true),
+                 (std::vector<int>{1, kSpaceAB, kSpace, 3 + 0xC3, 3 + 0xA9}));
         QCOMPARE(tok->token_bytes(kB, 3 + 0x41), std::string("A"));
     }
 
@@ -82,50 +62,63 @@ private slots:
             std::ofstream(path, std::ios::binary) << serialize_model_proto(v);
             return path;
         };
-        const auto tok = Tokenizer::from_file(write_model(tiny_vocab()));
-        QCOMPARE(tok->encode("ab  cé", true), Tokenizer::from_embedded(tiny_vocab())->encode("ab  cé", true));
+        const auto tok = Tokenizer::from_file(write_model(test::tiny_vocab()));
+        QCOMPARE(tok->encode("ab  cé", true),
+                 Tokenizer::from_embedded(test::tiny_vocab())->encode("ab  cé", true));
 
-        EmbeddedVocab no_bos = tiny_vocab();
+        EmbeddedVocab no_bos = test::tiny_vocab();
         no_bos.token_types[1] = 1;
         const std::string path = write_model(no_bos);
         const auto error = engine_error_of([&] { Tokenizer::from_file(path); });
         QVERIFY(error);
         QCOMPARE(error->code(), ErrorCode::TokenizerMismatch);
-        QVERIFY2(QString(error->what()).startsWith(QString::fromStdString(path) + " has no BOS and EOS"),
-                 error->what());
+        QVERIFY2(
+            QString(error->what()).startsWith(QString::fromStdString(path) + " has no BOS and EOS"),
+            error->what());
     }
 
     void hostileVocabulary_data() {
-        using Mutation = std::function<void(EmbeddedVocab&)>;
+        using Change = std::function<void(EmbeddedVocab&)>;
         QTest::addColumn<int>("index");
         mutations_.clear();
-        const auto add = [&](const char* name, ErrorCode code, const char* says, Mutation m) {
+        const auto add = [&](const char* name, ErrorCode code, const char* says, Change m) {
             QTest::newRow(name) << int(mutations_.size());
             mutations_.push_back({code, says, std::move(m)});
         };
         add("no tokens", ErrorCode::BadFormat, "0 tokens", [](auto& v) { v = EmbeddedVocab{}; });
         add("other tokenizer", ErrorCode::Unsupported, "'gpt2'", [](auto& v) { v.model = "gpt2"; });
         add("too few scores", ErrorCode::BadFormat, "scores", [](auto& v) { v.scores.pop_back(); });
-        add("too many types", ErrorCode::BadFormat, "token types", [](auto& v) { v.token_types.push_back(1); });
-        add("unknown type", ErrorCode::BadFormat, "token 262 has type 9", [](auto& v) { v.token_types[262] = 9; });
-        add("negative type", ErrorCode::BadFormat, "type -1", [](auto& v) { v.token_types[5] = -1; });
+        add("too many types", ErrorCode::BadFormat, "token types",
+            [](auto& v) { v.token_types.push_back(1); });
+        add("unknown type", ErrorCode::BadFormat, "token 262 has type 9",
+            [](auto& v) { v.token_types[262] = 9; });
+        add("negative type", ErrorCode::BadFormat, "type -1",
+            [](auto& v) { v.token_types[5] = -1; });
         add("NaN score", ErrorCode::BadFormat, "token 260", [](auto& v) { v.scores[260] = NAN; });
-        add("empty piece", ErrorCode::BadFormat, "token 261 is empty", [](auto& v) { v.tokens[261].clear(); });
+        add("empty piece", ErrorCode::BadFormat, "token 261 is empty",
+            [](auto& v) { v.tokens[261].clear(); });
         add("BOS past the end", ErrorCode::BadFormat, "BOS id", [](auto& v) { v.bos_id = 266; });
         add("negative EOS", ErrorCode::BadFormat, "EOS id", [](auto& v) { v.eos_id = -5; });
-        add("unk past the end", ErrorCode::BadFormat, "unknown-token id", [](auto& v) { v.unk_id = 1 << 30; });
-        add("BOS not control", ErrorCode::BadFormat, "control", [](auto& v) { v.token_types[1] = 1; });
-        add("BOS id on a normal piece", ErrorCode::BadFormat, "BOS 260", [](auto& v) { v.bos_id = 260; });
-        add("duplicate piece", ErrorCode::BadFormat, "SentencePiece says", [](auto& v) { v.tokens[262] = "a"; });
-        add("malformed byte piece", ErrorCode::BadFormat, "<0xZZ>", [](auto& v) { v.tokens[3] = "<0xZZ>"; });
-        add("no unknown token", ErrorCode::BadFormat, "SentencePiece says", [](auto& v) { v.token_types[0] = 1; });
-        add("two unknown tokens", ErrorCode::BadFormat, "SentencePiece says", [](auto& v) { v.token_types[262] = 2; });
+        add("unk past the end", ErrorCode::BadFormat, "unknown-token id",
+            [](auto& v) { v.unk_id = 1 << 30; });
+        add("BOS not control", ErrorCode::BadFormat, "control",
+            [](auto& v) { v.token_types[1] = 1; });
+        add("BOS id on a normal piece", ErrorCode::BadFormat, "BOS 260",
+            [](auto& v) { v.bos_id = 260; });
+        add("duplicate piece", ErrorCode::BadFormat, "SentencePiece says",
+            [](auto& v) { v.tokens[262] = "a"; });
+        add("malformed byte piece", ErrorCode::BadFormat, "<0xZZ>",
+            [](auto& v) { v.tokens[3] = "<0xZZ>"; });
+        add("no unknown token", ErrorCode::BadFormat, "SentencePiece says",
+            [](auto& v) { v.token_types[0] = 1; });
+        add("two unknown tokens", ErrorCode::BadFormat, "SentencePiece says",
+            [](auto& v) { v.token_types[262] = 2; });
     }
 
     void hostileVocabulary() {
         QFETCH(int, index);
         const Mutation& m = mutations_[size_t(index)];
-        EmbeddedVocab v = tiny_vocab();
+        EmbeddedVocab v = test::tiny_vocab();
         m.apply(v);
         const auto error = engine_error_of([&] { Tokenizer::from_embedded(v); });
         QVERIFY(error);

@@ -55,9 +55,11 @@ private slots:
     void wholeCharactersAtEachStep_data() {
         QTest::addColumn<QString>("text");
         QTest::newRow("emoji") << QString("Hello 😀🦙 world 🎉");
-        QTest::newRow("emoji sequences") << QString("family 👨‍👩‍👧 flag 🇫🇷 skin 👍🏽");
+        QTest::newRow("emoji sequences")
+            << QString("family 👨‍👩‍👧 flag 🇫🇷 skin 👍🏽");
         QTest::newRow("cjk") << QString("世界你好，今天天气很好。こんにちは、ヰ 안녕하세요 躑躅");
-        QTest::newRow("mixed") << QString("Ünïcödé: 𝔘𝔫𝔦 — «ok»\n\tcode(){ return 1; } 🦙.cpp 龘");
+        QTest::newRow("mixed") << QString(
+            "Ünïcödé: 𝔘𝔫𝔦 — «ok»\n\tcode(){ return 1; } 🦙.cpp 龘");
     }
 
     void wholeCharactersAtEachStep() {
@@ -84,6 +86,24 @@ private slots:
         QCOMPARE(stream(*tok, -1, ids).text(), tok->decode(ids));
     }
 
+    // With a vocabulary of bytes and a few merges, every non-ASCII character arrives byte by byte.
+    void wholeCharactersFromByteTokens() {
+        const auto tok = Tokenizer::from_embedded(test::tiny_vocab());
+        const std::string text = "ab é 中文 😀🦙 c\n";
+        const std::vector<int> ids = tok->encode(text, /*add_bos=*/true);
+        QCOMPARE(count_byte_tokens(ids), 17);  // é 2, 中文 6, 😀🦙 8, newline 1
+        const Streamed out = stream(*tok, -1, ids);
+        int held = 0;
+        for (const auto& step : out.steps) {
+            QVERIFY2(whole_characters(step), step.c_str());
+            held += step.empty();
+        }
+        // Held back: 1 byte of é, 2 of each CJK character, 3 of each emoji; BOS and flush give "".
+        QCOMPARE(held, 1 + 2 * 2 + 2 * 3 + 2);
+        QCOMPARE(out.text(), text);
+        QCOMPARE(out.text(), tok->decode(ids));
+    }
+
     // The answer after a prompt keeps its leading space; prompt + answer is the whole text.
     void answerContinuesThePrompt() {
         LLAMADESK_REQUIRE_SHARED(model, "models/llama2-tokenizer/tokenizer.model");
@@ -92,7 +112,8 @@ private slots:
         const std::vector<int> prompt_ids = tok->encode(prompt, true);
         const std::vector<int> all_ids = tok->encode(whole, true, true);
         QVERIFY(std::equal(prompt_ids.begin(), prompt_ids.end(), all_ids.begin()));
-        const std::vector<int> answer(all_ids.begin() + qsizetype(prompt_ids.size()), all_ids.end());
+        const std::vector<int> answer(all_ids.begin() + qsizetype(prompt_ids.size()),
+                                      all_ids.end());
         QCOMPARE(stream(*tok, prompt_ids.back(), answer).text(), whole.substr(prompt.size()));
         QCOMPARE(stream(*tok, -1, all_ids).text(), whole);
     }
@@ -109,7 +130,10 @@ private slots:
         QTest::newRow("surrogate") << QByteArray("\xED\xA0\x80") << 3;
         QTest::newRow("past U+10FFFF") << QByteArray("\xF4\x90\x80\x80") << 4;
         QTest::newRow("five bytes") << QByteArray("\xF8\x88\x80\x80\x80") << 5;
-        QTest::newRow("lead then ascii") << QByteArray("\xE4\xB8" "A") << 2;
+        QTest::newRow("lead then ascii") << QByteArray(
+                                                "\xE4\xB8"
+                                                "A")
+                                         << 2;
         QTest::newRow("two leads") << QByteArray("\xE4\xB8\xE4\xB8\xAD") << 2;
         QTest::newRow("valid U+FFFF") << QByteArray("\xEF\xBF\xBF") << 0;
     }

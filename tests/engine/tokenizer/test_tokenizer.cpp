@@ -25,9 +25,10 @@ QString vector_mismatches(const Tokenizer& tok, const std::vector<test::VectorCa
     for (size_t i = 0; i < cases.size(); ++i) {
         const std::vector<int> ids = tok.encode(cases[i].text, /*add_bos=*/false);
         if (ids != cases[i].ids)
-            mismatches += QStringLiteral("case %1 \"%2\": got [%3], expected [%4]\n")
-                              .arg(i)
-                              .arg(QString::fromStdString(cases[i].text), join(ids), join(cases[i].ids));
+            mismatches +=
+                QStringLiteral("case %1 \"%2\": got [%3], expected [%4]\n")
+                    .arg(i)
+                    .arg(QString::fromStdString(cases[i].text), join(ids), join(cases[i].ids));
     }
     return mismatches;
 }
@@ -99,7 +100,7 @@ private slots:
         const auto tok = Tokenizer::from_file(model.toStdString());
         const int hello = 15043, world = 3186, byte_A = 3 + 0x41, byte_F0 = 3 + 0xF0;
         QCOMPARE(tok->token_bytes(tok->bos_id(), hello), std::string("Hello"));  // after BOS
-        QCOMPARE(tok->token_bytes(-1, hello), std::string("Hello"));            // at the start
+        QCOMPARE(tok->token_bytes(-1, hello), std::string("Hello"));             // at the start
         QCOMPARE(tok->token_bytes(hello, world), std::string(" world"));
         QCOMPARE(tok->token_bytes(world, 259), std::string("  "));  // "▁▁"
         QCOMPARE(tok->token_bytes(hello, byte_A), std::string("A"));
@@ -121,7 +122,8 @@ private slots:
         LLAMADESK_REQUIRE_SHARED(llama, "models/llama2-tokenizer/tokenizer.model");
         LLAMADESK_REQUIRE_SHARED(tok512, "models/stories260K/tok512.model");
         TokenizerSource source;
-        source.embedded = std::make_shared<EmbeddedVocab>(test::vocab_from_model_file(llama.toStdString()));
+        source.embedded =
+            std::make_shared<EmbeddedVocab>(test::vocab_from_model_file(llama.toStdString()));
         QCOMPARE(Tokenizer::from_source(source)->vocab_size(), 32000);
         source.model_file = tok512.toStdString();
         QCOMPARE(Tokenizer::from_source(source)->vocab_size(), 512);
@@ -148,10 +150,12 @@ private slots:
         QTest::addColumn<QString>("says");
         const QString unusable = "is not a usable SentencePiece tokenizer model";
         QTest::newRow("empty") << QByteArray() << "is empty";
-        QTest::newRow("text") << QByteArray("this is not a tokenizer\n") << unusable + " (it does not parse";
+        QTest::newRow("text") << QByteArray("this is not a tokenizer\n")
+                              << unusable + " (it does not parse";
         QTest::newRow("binary") << QByteArray("\x0a\xff\xff\xff\xff\x0f\x01", 7) << unusable;
         QTest::newRow("gguf header") << QByteArray("GGUF\x03\0\0\0\0\0\0\0", 12) << unusable;
-        QTest::newRow("no pieces") << QByteArray("\x1a\x00", 2) << unusable + " (SentencePiece says";
+        QTest::newRow("no pieces")
+            << QByteArray("\x1a\x00", 2) << unusable + " (SentencePiece says";
     }
 
     void notATokenizerFile() {
@@ -172,7 +176,8 @@ private slots:
 
     void folderOrHugeFile() {
         QTemporaryDir dir;
-        const auto folder = engine_error_of([&] { Tokenizer::from_file(dir.path().toStdString()); });
+        const auto folder =
+            engine_error_of([&] { Tokenizer::from_file(dir.path().toStdString()); });
         QVERIFY(folder);
         QCOMPARE(folder->code(), ErrorCode::TokenizerMismatch);
         QVERIFY2(QString(folder->what()).contains("folder"), folder->what());
@@ -182,7 +187,8 @@ private slots:
         QVERIFY(big.open(QIODevice::WriteOnly));
         QVERIFY(big.resize(100ll << 20));
         big.close();
-        const auto huge = engine_error_of([&] { Tokenizer::from_file(big.fileName().toStdString()); });
+        const auto huge =
+            engine_error_of([&] { Tokenizer::from_file(big.fileName().toStdString()); });
         QVERIFY(huge);
         QCOMPARE(huge->code(), ErrorCode::TokenizerMismatch);
         QVERIFY2(QString(huge->what()).contains("100 MiB"), huge->what());

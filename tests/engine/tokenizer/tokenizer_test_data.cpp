@@ -4,6 +4,7 @@
 
 #include <QFile>
 #include <QList>
+#include <cstdio>
 
 namespace llamadesk::test {
 
@@ -34,6 +35,30 @@ std::vector<VectorCase> read_vector_cases(const QString& inp_path, const QString
     return cases;
 }
 
+EmbeddedVocab tiny_vocab() {
+    EmbeddedVocab v;
+    v.model = "llama";
+    v.tokens = {"<unk>", "<s>", "</s>"};
+    v.token_types = {2, 3, 3};
+    char piece[8];
+    for (int b = 0; b < 256; ++b) {
+        std::snprintf(piece, sizeof piece, "<0x%02X>", b);
+        v.tokens.push_back(piece);
+        v.token_types.push_back(6);
+    }
+    for (const char* p : {"\xE2\x96\x81", "a", "b", "c", "ab",
+                          "\xE2\x96\x81"
+                          "ab",
+                          "\xE2\x96\x81"
+                          "c"}) {
+        v.tokens.push_back(p);
+        v.token_types.push_back(1);
+    }
+    v.scores.assign(v.tokens.size(), 0.0f);
+    for (size_t i = 259; i < v.tokens.size(); ++i) v.scores[i] = -float(i - 259);
+    return v;
+}
+
 EmbeddedVocab vocab_from_model_file(const std::string& path) {
     sentencepiece::SentencePieceProcessor sp;
     if (!sp.Load(path).ok()) return {};
@@ -42,8 +67,11 @@ EmbeddedVocab vocab_from_model_file(const std::string& path) {
     for (int id = 0; id < sp.GetPieceSize(); ++id) {
         vocab.tokens.push_back(sp.IdToPiece(id));
         vocab.scores.push_back(sp.GetScore(id));
-        vocab.token_types.push_back(sp.IsUnknown(id) ? 2 : sp.IsControl(id) ? 3 : sp.IsUnused(id) ? 5
-                                    : sp.IsByte(id)  ? 6 : 1);
+        vocab.token_types.push_back(sp.IsUnknown(id)   ? 2
+                                    : sp.IsControl(id) ? 3
+                                    : sp.IsUnused(id)  ? 5
+                                    : sp.IsByte(id)    ? 6
+                                                       : 1);
     }
     vocab.bos_id = sp.bos_id();
     vocab.eos_id = sp.eos_id();

@@ -21,6 +21,10 @@ struct VectorCase {
 // .out holds one input's ids. Empty when the files do not parse into equally many cases.
 std::vector<VectorCase> read_vector_cases(const QString& inp_path, const QString& out_path);
 
+// A hand-made vocabulary: <unk> <s> </s>, the 256 byte pieces <0x00>..<0xFF> (ids 3..258), then
+// "▁" a b c ab "▁ab" "▁c" (ids 259..265), earlier merges scoring higher.
+EmbeddedVocab tiny_vocab();
+
 // Every piece, score and type of a tokenizer.model, as tokenizer.ggml.* would hold them.
 EmbeddedVocab vocab_from_model_file(const std::string& path);
 

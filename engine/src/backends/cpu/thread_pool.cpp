@@ -10,23 +10,30 @@ inline void cpu_relax() {
 #endif
 }
 
-// Spins about 50-100 microseconds before sleeping: long enough to span the gaps between the jobs
-// of one forward pass, short enough not to burn a shared core while idle.
-constexpr int kSpinIterations = 20000;
+// About 100 microseconds of spinning before sleeping: long enough to span the gaps between the
+// jobs of one forward pass, short enough not to burn a shared core while idle.
+constexpr int kSpinIterations = 4000;
 
-// Waits until value != old, spinning first; returns the new value.
-template <class T>
-T wait_change(const std::atomic<T>& value, T old) {
+}  // namespace
+
+uint32_t ThreadPool::wait_change(const std::atomic<uint32_t>& value, uint32_t old) {
     for (int i = 0; i < kSpinIterations; ++i) {
-        const T now = value.load(std::memory_order_acquire);
+        const uint32_t now = value.load(std::memory_order_acquire);
         if (now != old) return now;
         cpu_relax();
     }
-    value.wait(old, std::memory_order_acquire);
+    std::unique_lock<std::mutex> lock(sleep_mutex_);
+    sleep_.wait(lock, [&] { return value.load(std::memory_order_acquire) != old; });
     return value.load(std::memory_order_acquire);
 }
 
-}  // namespace
+void ThreadPool::publish(std::atomic<uint32_t>& target, uint32_t value) {
+    {
+        std::lock_guard<std::mutex> lock(sleep_mutex_);
+        target.store(value, std::memory_order_release);
+    }
+    sleep_.notify_all();
+}
 
 ThreadPool::ThreadPool(int n_threads) {
     for (int t = 1; t < n_threads; ++t) workers_.emplace_back([this, t] { worker_loop(t); });
@@ -34,8 +41,7 @@ ThreadPool::ThreadPool(int n_threads) {
 
 ThreadPool::~ThreadPool() {
     stop_.store(true, std::memory_order_release);
-    generation_.fetch_add(1, std::memory_order_acq_rel);
-    generation_.notify_all();
+    publish(job_, job_.load() + 1);
     for (std::thread& w : workers_) w.join();
 }
 
@@ -43,32 +49,41 @@ void ThreadPool::run(int64_t n_items, Trampoline call, void* fn) {
     if (n_items <= 0) return;
     call_ = call;
     fn_ = fn;
-    n_items_ = n_items;
-    next_item_.store(0, std::memory_order_relaxed);
-    if (workers_.empty() || n_items == 1) {
-        work(0);
-        return;
+    n_items_.store(n_items, std::memory_order_relaxed);
+    done_items_.store(0, std::memory_order_relaxed);
+    const uint32_t job = job_.load(std::memory_order_relaxed) + 1;
+    next_item_.store(uint64_t(job) << 32, std::memory_order_release);
+    if (!workers_.empty() && n_items > 1) {
+        publish(job_, job);
     }
-    busy_workers_.store(int(workers_.size()), std::memory_order_relaxed);
-    generation_.fetch_add(1, std::memory_order_release);
-    generation_.notify_all();
-    work(0);
-    for (int busy = busy_workers_.load(std::memory_order_acquire); busy != 0;)
-        busy = wait_change(busy_workers_, busy);
+    work(job, 0);
+    for (uint32_t done; (done = done_items_.load(std::memory_order_acquire)) != uint32_t(n_items);)
+        wait_change(done_items_, done);
+    job_.store(job, std::memory_order_release);  // when no worker was woken
 }
 
-void ThreadPool::work(int thread) {
-    for (int64_t item; (item = next_item_.fetch_add(1, std::memory_order_relaxed)) < n_items_;)
-        call_(fn_, item, thread);
+void ThreadPool::work(uint32_t job, int thread) {
+    for (;;) {
+        uint64_t next = next_item_.load(std::memory_order_acquire);
+        // An item is claimed only while its job is current, so a late worker never runs an item of
+        // a job it did not see start; and a job cannot end while one of its items is claimed.
+        if (uint32_t(next >> 32) != job || int64_t(next & 0xffffffffu) >= n_items_.load(std::memory_order_relaxed))
+            return;
+        if (!next_item_.compare_exchange_weak(next, next + 1, std::memory_order_acq_rel)) continue;
+        call_(fn_, int64_t(next & 0xffffffffu), thread);
+        if (done_items_.fetch_add(1, std::memory_order_acq_rel) + 1 == uint32_t(n_items_.load(std::memory_order_relaxed))) {
+            { std::lock_guard<std::mutex> lock(sleep_mutex_); }  // a sleeping caller sees the count or the notify
+            sleep_.notify_all();
+        }
+    }
 }
 
 void ThreadPool::worker_loop(int thread) {
-    uint64_t seen = 0;
+    uint32_t seen = job_.load(std::memory_order_acquire);
     for (;;) {
-        seen = wait_change(generation_, seen);
+        seen = wait_change(job_, seen);
         if (stop_.load(std::memory_order_acquire)) return;
-        work(thread);
-        if (busy_workers_.fetch_sub(1, std::memory_order_acq_rel) == 1) busy_workers_.notify_one();
+        work(seen, thread);
     }
 }
 

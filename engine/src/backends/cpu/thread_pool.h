@@ -1,11 +1,14 @@
-// A persistent pool of worker threads for the forward pass. The caller's thread works too. Work is
-// a range of items that threads take one at a time from a shared counter, so a thread that the OS
-// delays simply takes fewer items. Between jobs the workers spin briefly (jobs come every few
-// microseconds during a forward pass), then sleep on an atomic wait.
+// A persistent pool of worker threads for the forward pass. The caller's thread works too. A job is
+// a range of items that threads claim one at a time, so a thread the OS has descheduled (the machine
+// may be busy with other work) simply claims fewer items, and a job is done when its items are done,
+// without waiting for late threads to show up. Between jobs the workers spin briefly (jobs come
+// microseconds apart during a forward pass), then sleep on a condition variable.
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -32,18 +35,24 @@ private:
     using Trampoline = void (*)(void* fn, int64_t item, int thread);
 
     void run(int64_t n_items, Trampoline call, void* fn);
-    void work(int thread);  // takes items of the current job until none are left
+    void work(uint32_t job, int thread);  // claims and runs items of `job` while it has any left
     void worker_loop(int thread);
+    // Waits until value != old: spins, then sleeps on sleep_ until woken by publish().
+    uint32_t wait_change(const std::atomic<uint32_t>& value, uint32_t old);
+    // Stores value (and wakes sleepers) so that a waiter can never miss it.
+    void publish(std::atomic<uint32_t>& target, uint32_t value);
 
     std::vector<std::thread> workers_;
-    // the current job
+    // the current job, written before job_ is published
     Trampoline call_ = nullptr;
     void* fn_ = nullptr;
-    int64_t n_items_ = 0;
-    alignas(64) std::atomic<int64_t> next_item_{0};
-    alignas(64) std::atomic<uint64_t> generation_{0};  // bumped to start a job
-    alignas(64) std::atomic<int> busy_workers_{0};     // workers still inside the current job
+    std::atomic<int64_t> n_items_{0};  // atomic: a late worker may read it as the next job starts
+    alignas(64) std::atomic<uint32_t> job_{0};        // id of the current job; bumped to start one
+    alignas(64) std::atomic<uint64_t> next_item_{0};  // (job id << 32) | next unclaimed item
+    alignas(64) std::atomic<uint32_t> done_items_{0};
     std::atomic<bool> stop_{false};
+    std::mutex sleep_mutex_;
+    std::condition_variable sleep_;
 };
 
 }  // namespace llamadesk::cpu

@@ -37,6 +37,8 @@ attention_split_kernel(const float* __restrict__ qkv,  // (n_tokens, q_dim + 2 k
         acc[i] = 0.0f;
     }
     float m = -INFINITY, l = 0.0f;
+    // unrolled so the loads of the next position are in flight while this one is reduced
+#pragma unroll 2
     for (int j = begin + warp; j < end; j += kAttentionWarps) {
         const KvSlot slot = kv_slot(s.block_table, s.layout.block_size, j);
         const KvT* k = pool + s.layout.offset(slot.block, s.layer, 0, kv_head, slot.in_block);

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "backends/cuda/cuda_synthetic.h"
+#include "backends/cuda/cuda_bench_support.h"
 #include "backends/cuda/kernels.h"
 #include "core/error.h"
 #include "sampling/sampler.h"
@@ -13,10 +13,12 @@ namespace {
 
 constexpr int kMaxBatch = 512;  // prefill runs in chunks of this many tokens
 
-// Decode splits each head's positions so n_heads * splits blocks fill the GPU about twice.
+// Decode splits each head's positions so that n_heads * splits blocks put about 8 blocks (32
+// warps) on every multiprocessor: each warp walks its positions one by one, so long contexts
+// need many warps in flight to keep memory busy.
 int decode_splits_for(const DeviceInfo& device, const ModelConfig& c) {
-    const int want = (2 * device.n_multiprocessors + c.n_heads - 1) / c.n_heads;
-    return std::clamp(want, 1, std::max(1, std::min(32, c.seq_len / 64)));
+    const int want = (8 * device.n_multiprocessors + c.n_heads - 1) / c.n_heads;
+    return std::clamp(want, 1, std::max(1, std::min(64, c.seq_len / 16)));
 }
 
 DType kv_dtype_for(DType weights) {

@@ -1,6 +1,6 @@
 // Built when this build has no CUDA backend: the backend is reported unavailable with the reason.
 #include "backends/backend.h"
-#include "backends/cuda/cuda_synthetic.h"
+#include "backends/cuda/cuda_bench_support.h"
 #include "core/error.h"
 
 namespace llamadesk {
@@ -23,5 +23,7 @@ std::unique_ptr<Backend> make_cuda_backend_synthetic(const ModelConfig&, DType, 
                                                      const CudaBackendOptions&) {
     fail(ErrorCode::BackendUnavailable, kNoCuda);
 }
+
+double cuda_copy_bandwidth() { fail(ErrorCode::BackendUnavailable, kNoCuda); }
 
 }  // namespace llamadesk

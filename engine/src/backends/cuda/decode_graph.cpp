@@ -6,6 +6,12 @@ namespace llamadesk::cuda {
 
 void DecodeGraphs::run(DecodeKind kind, cudaStream_t stream, const std::function<void()>& enqueue) {
     cudaGraphExec_t& exec = exec_[int(kind)];
+    if (!warmed_[int(kind)]) {
+        // the first step runs eagerly: kernels load and cuBLAS picks its algorithms outside capture
+        enqueue();
+        warmed_[int(kind)] = true;
+        return;
+    }
     if (!exec) {
         CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
         cudaGraph_t graph = nullptr;
@@ -31,6 +37,7 @@ void DecodeGraphs::clear() {
         if (exec) cudaGraphExecDestroy(exec);
         exec = nullptr;
     }
+    warmed_[0] = warmed_[1] = false;
 }
 
 }  // namespace llamadesk::cuda

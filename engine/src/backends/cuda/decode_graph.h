@@ -19,13 +19,15 @@ public:
     DecodeGraphs(const DecodeGraphs&) = delete;
     DecodeGraphs& operator=(const DecodeGraphs&) = delete;
 
-    // Launches the graph of `kind` on stream, capturing `enqueue` first if there is none.
+    // Runs the step of `kind` on stream: eagerly the first time, then captured from `enqueue`
+    // once and replayed.
     void run(DecodeKind kind, cudaStream_t stream, const std::function<void()>& enqueue);
     // Forgets every graph (after the buffers they captured changed).
     void clear();
 
 private:
     cudaGraphExec_t exec_[2] = {nullptr, nullptr};
+    bool warmed_[2] = {false, false};
 };
 
 }  // namespace llamadesk::cuda

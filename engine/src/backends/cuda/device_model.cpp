@@ -138,6 +138,9 @@ DeviceModel upload_model(const Checkpoint& ckpt, DType target, const ProgressFn&
     }
     m.final_norm = up.vector_f32(w.final_norm);
     if (w.output.data != w.token_embedding.data) m.output = up.matrix({&w.output});
+    // plain cudaMemcpy from pageable memory may return before its data lands; the backend's
+    // stream is not ordered after it
+    CUDA_CHECK(cudaDeviceSynchronize());
     m.weight_bytes = device_bytes(m);
     return m;
 }

@@ -1,6 +1,8 @@
 // Rotary embeddings (adjacent pairs, as llama2.c and GGUF's llama use them) fused with writing
-// this step's keys and values into the paged cache: one block per token rotates q in place and
-// stores rotated k and plain v at the token's slot, found with kv_slot() and KvLayout::offset().
+// this step's keys and values into the paged cache: for each token, one thread per (q or k head,
+// pair) rotates q in place or stores the rotated k pair, and one thread per v element stores it,
+// at the token's slot found with kv_slot() and KvLayout::offset(). Blocks along y split a
+// token's work so a single decode token still spreads over many multiprocessors.
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/device_math.cuh"
 #include "backends/cuda/kernels.h"
@@ -12,6 +14,7 @@ static __global__ void rope_write_kv_kernel(float* __restrict__ qkv,  // (n_toke
                                             AttentionShape s, float rope_theta,
                                             KvT* __restrict__ pool) {  // KvLayout blocks
     const int t = blockIdx.x;
+    const int item = blockIdx.y * blockDim.x + threadIdx.x;
     const int hd = s.head_dim;
     const int q_dim = s.n_heads * hd, kv_dim = s.n_kv_heads * hd;
     const int pos = *s.start_pos + t;
@@ -20,10 +23,10 @@ static __global__ void rope_write_kv_kernel(float* __restrict__ qkv,  // (n_toke
     const float* v = k + kv_dim;
     const KvSlot slot = kv_slot(s.block_table, s.layout.block_size, pos);
 
-    // pairs (2i, 2i+1) of every q and k head, then the v elements
+    // items: pairs (2i, 2i+1) of every q and k head, then the v elements
     const int n_pairs = (s.n_heads + s.n_kv_heads) * hd / 2;
-    for (int p = threadIdx.x; p < n_pairs; p += blockDim.x) {
-        const int head = p / (hd / 2), i = 2 * (p % (hd / 2));
+    if (item < n_pairs) {
+        const int head = item / (hd / 2), i = 2 * (item % (hd / 2));
         // in double, as the CPU backend: at position 4000 a float angle is off by ~2e-4 rad
         double sin_d, cos_d;
         sincos(double(pos) * pow(double(rope_theta), -double(i) / hd), &sin_d, &cos_d);
@@ -40,8 +43,8 @@ static __global__ void rope_write_kv_kernel(float* __restrict__ qkv,  // (n_toke
             cache_k[i] = from_float<KvT>(k0 * cos_a - k1 * sin_a);
             cache_k[i + 1] = from_float<KvT>(k0 * sin_a + k1 * cos_a);
         }
-    }
-    for (int e = threadIdx.x; e < kv_dim; e += blockDim.x) {
+    } else if (item < n_pairs + kv_dim) {
+        const int e = item - n_pairs;
         const int kv_head = e / hd, d = e % hd;
         KvT* cache_v = pool + s.layout.offset(slot.block, s.layer, 1, kv_head, slot.in_block);
         cache_v[d] = from_float<KvT>(v[e]);
@@ -51,7 +54,9 @@ static __global__ void rope_write_kv_kernel(float* __restrict__ qkv,  // (n_toke
 template <typename KvT>
 static void launch_rope_write_kv(float* qkv, const AttentionShape& s, float rope_theta, KvT* pool,
                                  cudaStream_t stream) {
-    rope_write_kv_kernel<KvT><<<s.n_tokens, 128, 0, stream>>>(qkv, s, rope_theta, pool);
+    const int items = (s.n_heads + s.n_kv_heads) * s.head_dim / 2 + s.n_kv_heads * s.head_dim;
+    const dim3 grid(s.n_tokens, ceil_div(items, 128));
+    rope_write_kv_kernel<KvT><<<grid, 128, 0, stream>>>(qkv, s, rope_theta, pool);
     CUDA_CHECK_LAUNCH();
 }
 
