@@ -57,16 +57,19 @@ public:
         return wait_until([this] { return !app->model()->loading(); }, timeout_ms);
     }
 
-    // Sends text in the current conversation and waits for its generationFinished.
+    // Sends text in the current conversation and waits for its answer.
     const Finished* sendAndWait(const QString& text, int timeout_ms = 120000) {
         const qsizetype before = finished.size();
         app->chat()->send(text);
-        if (!wait_until([&] { return finished.size() > before; }, timeout_ms))
+        return waitForAnswer(before, timeout_ms);
+    }
+
+    // Waits for the answer after the first `before` ones, and for the controller to have seen it.
+    // The pointer is valid until the next answer arrives.
+    const Finished* waitForAnswer(qsizetype before, int timeout_ms = 120000) {
+        if (!wait_until([&] { return finished.size() > before && !app->chat()->generating(); }, timeout_ms))
             return nullptr;
-        // The controller handles the same queued signal right after us.
-        if (!wait_until([this] { return !app->chat()->generating(); }, 5000))
-            return nullptr;
-        return &finished.last();
+        return &finished[before];
     }
 
     QTemporaryDir dir;

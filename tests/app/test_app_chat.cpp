@@ -69,7 +69,8 @@ private slots:
         const AppFixture::Finished* done = f_->sendAndWait("Tell me a story.");
         QVERIFY(done);
         QVERIFY2(done->result.status.ok(), done->result.status.message.c_str());
-        QTRY_VERIFY(order.lastIndexOf("stats") > order.indexOf("finished"));
+        // Our own connections are served after the fixture's: wait until they have seen it all.
+        QTRY_VERIFY(order.contains("finished") && order.lastIndexOf("stats") > order.indexOf("finished"));
         QVERIFY(done->result.stats.generated_tokens > 0);
         // Requests are served in order, so anything before "started" answers newConversation().
         QVERIFY(order.contains("started"));
@@ -205,15 +206,14 @@ private slots:
     // the new answer prefills only its own question, never the history before it.
     void regenerateAndEditCutTheCacheBack() {
         chat()->newConversation();
-        const AppFixture::Finished* first = f_->sendAndWait("Tell me about a bird.");
-        QVERIFY(first);
-        const AppFixture::Finished* second = f_->sendAndWait("Where did it fly?");
-        QVERIFY(second);
-        const QString answer = QString::fromStdString(second->result.text);
+        QVERIFY(f_->sendAndWait("Tell me about a bird."));
+        QVERIFY(f_->sendAndWait("Where did it fly?"));
+        const GenerationResult second = f_->finished.last().result;
+        const QString answer = QString::fromStdString(second.text);
 
         chat()->regenerate();
-        QVERIFY(wait_until([&] { return !chat()->generating(); }, 60000));
-        const GenerationResult& again = f_->finished.last().result;
+        QVERIFY(f_->waitForAnswer(f_->finished.size()));
+        const GenerationResult again = f_->finished.last().result;
         QVERIFY2(again.status.ok(), again.status.message.c_str());
         QCOMPARE(f_->finished.last().n_turns, 2);
         QCOMPARE(again.stats.prefilled_tokens, again.stats.prompt_tokens);
@@ -221,12 +221,13 @@ private slots:
         QCOMPARE(chat()->messages()->rowCount(), 4);
 
         chat()->editAndResend(0, "Tell me about a fish.");
-        QVERIFY(wait_until([&] { return !chat()->generating(); }, 60000));
+        QVERIFY(f_->waitForAnswer(f_->finished.size()));
         const AppFixture::Finished& edited = f_->finished.last();
         QCOMPARE(edited.n_turns, 1);
         QCOMPARE(edited.result.stats.prefilled_tokens, edited.result.stats.prompt_tokens);
+        // The history is now the edited turn alone: its prompt, its answer, the end-of-turn marker.
         QCOMPARE(edited.result.stats.conversation.history_tokens,
-                 edited.result.stats.prompt_tokens + edited.result.stats.generated_tokens);
+                 edited.result.stats.prompt_tokens + edited.result.stats.generated_tokens + 1);
         QCOMPARE(chat()->messages()->rowCount(), 2);
         QCOMPARE(chat()->messages()->index(0).data(MessageListModel::TextRole).toString(),
                  QString("Tell me about a fish."));
@@ -310,6 +311,7 @@ private slots:
 
         chat()->newConversation();
         chat()->settings()->setMaxNewTokens(400);
+        f_->app->settings()->store().sync();  // not a deferred settings write inside the window
         const Stall generation = measure([&] { return f_->sendAndWait("Once upon a time") != nullptr; });
         chat()->settings()->setMaxNewTokens(64);
         const int tokens = f_->finished.last().result.stats.generated_tokens;

@@ -21,7 +21,7 @@ failures=()
 
 step machine
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv || true
-command -v nvcc >/dev/null || export PATH=$PATH:/usr/local/cuda/bin
+export PATH=$PATH:/usr/local/cuda/bin  # nvcc, compute-sanitizer
 nvcc --version | tail -2
 cmake --version | head -1
 g++ --version | head -1
@@ -56,7 +56,7 @@ if ! timeout 240 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLL
     cat "$out/cmake.log"; echo "configure failed"; exit 1
 fi
 grep -E "CUDA backend|Qt6|sentencepiece" "$out/cmake.log"
-if ! timeout 300 cmake --build "$build" -j"${LLAMADESK_JOBS:-16}" --target $targets; then
+if ! timeout "${LLAMADESK_BUILD_TIMEOUT:-300}" cmake --build "$build" -j"${LLAMADESK_JOBS:-16}" --target $targets; then
     echo "build failed"; exit 1
 fi
 

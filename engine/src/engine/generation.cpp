@@ -45,6 +45,7 @@ private:
             render_user_turn(*m_.tokenizer, conv_.format, first_turn, system_prompt, user_text);
         const int before = int(conv_.history.size());
         const int after = before + int(turn.size());
+        if (after == 0) fail(ErrorCode::InvalidArgument, "there is no text to continue");
         if (after >= m_.context_length())
             fail(ErrorCode::ContextFull,
                  "the conversation holds " + std::to_string(before) + " tokens and this message adds " +
@@ -98,11 +99,12 @@ private:
     // `token` has been sampled but is not yet in the history.
     void decode_from(int32_t token) {
         StreamDecoder text(*m_.tokenizer, conv_.history.back());
-        const int eos = m_.tokenizer->eos_id();
+        // BOS ends an answer too: llama2.c's stories models separate stories with it.
+        const int eos = m_.tokenizer->eos_id(), bos = m_.tokenizer->bos_id();
         const int max_new = params_.max_new_tokens;
         try {
             for (;;) {
-                if (token == eos) { result_.stop_reason = StopReason::Eos; break; }
+                if (token == eos || token == bos) { result_.stop_reason = StopReason::Eos; break; }
                 conv_.history.push_back(token);
                 result_.tokens.push_back(token);
                 ++result_.stats.generated_tokens;

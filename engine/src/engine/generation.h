@@ -14,6 +14,13 @@ namespace llamadesk {
 // Tokens run through the model per forward call while prefilling.
 inline constexpr int kPrefillChunk = 256;
 
+// The last token sampled is added to the history without being run through the model (nothing
+// needs its keys and values until the next turn), and so is a Llama2Chat answer's closing EOS. A
+// follow-up therefore prefills its own tokens plus that uncomputed tail: for Llama2Chat one token
+// (the EOS) after an answer that ended at EOS, two after one cut short (max tokens, stop string,
+// cancel); for Completion none or one. A stop string's tokens stay in the history (the cache
+// holds them) although the answer text ends before it.
+//
 // Throws EngineError before anything changes when the turn does not fit the context
 // (ContextFull) or the pool (OutOfMemory). Once decoding has begun, failures come back in the
 // result's status and the partial answer stays in the history.

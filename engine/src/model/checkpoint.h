@@ -29,6 +29,8 @@ struct TensorView {
     }
 };
 
+// Norms are always F32 in memory (readers widen F16/BF16 norms); the matrices share one dtype,
+// Checkpoint::weight_dtype.
 struct LayerWeights {
     TensorView attention_norm;  // (1, dim)
     TensorView wq;              // (n_heads * head_dim, dim)

@@ -157,7 +157,7 @@ std::shared_ptr<EmbeddedVocab> read_gguf_vocabulary(const std::string& path) {
     return vocab;
 }
 
-Checkpoint read_gguf_checkpoint(std::shared_ptr<const MappedFile> file) {
+Checkpoint read_gguf_checkpoint(std::shared_ptr<const MappedFile> file, bool with_vocabulary) {
     const GgufFile f = parse_gguf(file->data(), file->size(), file->path(), true);
     if (f.tensors.empty())
         fail(ErrorCode::BadFormat, f.path + " holds no tensors (a vocabulary-only GGUF can be given "
@@ -186,7 +186,7 @@ Checkpoint read_gguf_checkpoint(std::shared_ptr<const MappedFile> file) {
                                              dtype_name(slot.view->dtype) + " while the others are " +
                                              dtype_name(ckpt.weight_dtype) +
                                              "; mixed-precision matrices are not supported");
-    if (std::shared_ptr<EmbeddedVocab> vocab = vocabulary_of(f)) {
+    if (std::shared_ptr<EmbeddedVocab> vocab = with_vocabulary ? vocabulary_of(f) : nullptr) {
         if (vocab->tokens.size() > size_t(ckpt.config.vocab_size))
             fail(ErrorCode::BadFormat, f.path + ": the vocabulary has " +
                                            std::to_string(vocab->tokens.size()) +

@@ -14,8 +14,9 @@ class MappedFile;
 // with 0 tensors works). Throws EngineError: TokenizerMismatch when the file has no vocabulary.
 std::shared_ptr<EmbeddedVocab> read_gguf_vocabulary(const std::string& path);
 
-// A checkpoint whose tensors point into `file`. tokenizer.embedded is the file's vocabulary, or
-// null when it has none.
-Checkpoint read_gguf_checkpoint(std::shared_ptr<const MappedFile> file);
+// A checkpoint whose tensors point into `file`. With with_vocabulary, tokenizer.embedded is the
+// file's vocabulary (null when it has none); without, the vocabulary is not even read, so a
+// tokenizer given by the user replaces one this version could not use.
+Checkpoint read_gguf_checkpoint(std::shared_ptr<const MappedFile> file, bool with_vocabulary);
 
 }  // namespace llamadesk

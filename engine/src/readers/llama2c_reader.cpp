@@ -59,6 +59,18 @@ Header read_header(const MappedFile& file) {
     return h;
 }
 
+// The file size the header implies. The config's bounds keep every term far below 2^63.
+uint64_t expected_file_size(const Header& h) {
+    const ModelConfig& c = h.config;
+    const uint64_t dim = uint64_t(c.dim), q_dim = uint64_t(c.n_heads) * uint64_t(c.head_dim()),
+                   kv_dim = uint64_t(c.kv_dim()), hidden = uint64_t(c.hidden_dim);
+    const uint64_t per_layer = 2 * dim + 2 * dim * q_dim + 2 * dim * kv_dim + 3 * dim * hidden;
+    uint64_t floats = uint64_t(c.vocab_size) * dim * (h.shared_classifier ? 1 : 2) +
+                      uint64_t(c.n_layers) * per_layer + dim;
+    if (h.version == 0) floats += uint64_t(c.seq_len) * uint64_t(c.head_dim());  // freq_cis
+    return h.weights_offset + floats * sizeof(float);
+}
+
 }  // namespace
 
 std::vector<std::string> llama2c_file_order(int version, bool shared_classifier) {
@@ -75,23 +87,10 @@ std::vector<std::string> llama2c_file_order(int version, bool shared_classifier)
 
 bool looks_like_llama2c(const MappedFile& file) {
     try {
-        read_llama2c_checkpoint(std::shared_ptr<const MappedFile>(&file, [](const MappedFile*) {}));
-        return true;
+        return expected_file_size(read_header(file)) == file.size();
     } catch (const EngineError&) {
         return false;
     }
-}
-
-// The file size the header implies. The config's bounds keep every term far below 2^63.
-uint64_t expected_file_size(const Header& h) {
-    const ModelConfig& c = h.config;
-    const uint64_t dim = uint64_t(c.dim), q_dim = uint64_t(c.n_heads) * uint64_t(c.head_dim()),
-                   kv_dim = uint64_t(c.kv_dim()), hidden = uint64_t(c.hidden_dim);
-    const uint64_t per_layer = 2 * dim + 2 * dim * q_dim + 2 * dim * kv_dim + 3 * dim * hidden;
-    uint64_t floats = uint64_t(c.vocab_size) * dim * (h.shared_classifier ? 1 : 2) +
-                      uint64_t(c.n_layers) * per_layer + dim;
-    if (h.version == 0) floats += uint64_t(c.seq_len) * uint64_t(c.head_dim());  // freq_cis
-    return h.weights_offset + floats * sizeof(float);
 }
 
 Checkpoint read_llama2c_checkpoint(std::shared_ptr<const MappedFile> file) {

@@ -20,22 +20,31 @@ bool starts_with_gguf_magic(const MappedFile& f) {
     return f.size() >= 4 && std::memcmp(f.data(), "GGUF", 4) == 0;
 }
 
-// The checkpoint in a folder: its only .gguf, else its only llama2.c .bin (a llama2.c
-// tokenizer.bin beside it is told apart by content). Several candidates: an error listing them.
+// A GGUF with tensors, as opposed to a vocabulary-only file (the tensor count follows the magic
+// and the version).
+bool is_gguf_model(const std::string& path) {
+    const MappedFile f(path);
+    uint64_t n_tensors = 0;
+    if (!starts_with_gguf_magic(f) || f.size() < 16) return false;
+    std::memcpy(&n_tensors, f.data() + 8, 8);
+    return n_tensors > 0;
+}
+
+// The checkpoint in a folder: its only GGUF model, else its only llama2.c .bin (vocabulary-only
+// GGUFs and llama2.c tokenizer.bin files are told apart by content). Several candidates: an
+// error listing them.
 std::string pick_checkpoint_in(const std::string& dir) {
     std::vector<std::string> ggufs, bins;
     std::error_code ec;
     for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
         if (!e.is_regular_file(ec)) continue;
         const std::string ext = e.path().extension().string();
-        if (ext == ".gguf") {
-            ggufs.push_back(e.path().string());
-        } else if (ext == ".bin") {
-            try {
-                const MappedFile f(e.path().string());
-                if (looks_like_llama2c(f)) bins.push_back(e.path().string());
-            } catch (const EngineError&) {
-            }
+        try {
+            if (ext == ".gguf" && is_gguf_model(e.path().string()))
+                ggufs.push_back(e.path().string());
+            else if (ext == ".bin" && looks_like_llama2c(MappedFile(e.path().string())))
+                bins.push_back(e.path().string());
+        } catch (const EngineError&) {  // unreadable: not a candidate
         }
     }
     if (ec) fail(ErrorCode::FileNotFound, "cannot list folder " + dir + ": " + ec.message());
@@ -50,8 +59,8 @@ std::string pick_checkpoint_in(const std::string& dir) {
          "folder " + dir + " holds several checkpoints; choose one of:" + list);
 }
 
-Checkpoint read_by_content(const std::shared_ptr<const MappedFile>& file) {
-    if (starts_with_gguf_magic(*file)) return read_gguf_checkpoint(file);
+Checkpoint read_by_content(const std::shared_ptr<const MappedFile>& file, bool with_vocabulary) {
+    if (starts_with_gguf_magic(*file)) return read_gguf_checkpoint(file, with_vocabulary);
     const std::string ext = fs::path(file->path()).extension().string();
     if (ext == ".gguf")
         fail(ErrorCode::BadFormat, file->path() + " is named .gguf but does not start with the "
@@ -70,7 +79,8 @@ Checkpoint open_checkpoint(const std::string& path, const std::string& tokenizer
     std::error_code ec;
     if (!fs::exists(path, ec)) fail(ErrorCode::FileNotFound, "model " + path + " does not exist");
     const std::string file_path = fs::is_directory(path, ec) ? pick_checkpoint_in(path) : path;
-    Checkpoint ckpt = read_by_content(std::make_shared<const MappedFile>(file_path));
+    Checkpoint ckpt =
+        read_by_content(std::make_shared<const MappedFile>(file_path), tokenizer_path.empty());
 
     if (!tokenizer_path.empty()) {
         ckpt.tokenizer = tokenizer_from_path(tokenizer_path);

@@ -73,6 +73,10 @@ std::unique_ptr<Tokenizer> Tokenizer::from_serialized(std::string_view model_pro
 
 std::unique_ptr<Tokenizer> Tokenizer::from_file(const std::string& model_path) {
     const std::string bytes = read_model_file(model_path);
+    // A GGUF vocabulary reaches the tokenizer through the GGUF reader and from_embedded().
+    if (bytes.starts_with("GGUF"))
+        fail(ErrorCode::TokenizerMismatch,
+             model_path + " is a GGUF file, not a SentencePiece tokenizer.model");
     auto tok = from_serialized(bytes, model_path, ErrorCode::TokenizerMismatch);
     // Llama models need both: without them a prompt cannot be framed nor an answer end.
     if (tok->bos_id() < 0 || tok->eos_id() < 0)

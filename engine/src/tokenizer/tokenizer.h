@@ -35,9 +35,9 @@ public:
     // The bytes token `id` stands for when it follows `prev` ("▁" becomes a space; after BOS the
     // leading space is dropped; byte-fallback pieces <0xAB> become the raw byte). May be part of
     // a UTF-8 character: StreamDecoder assembles whole characters.
-    // prev < 0 (nothing before) drops the leading space too, so streaming ids gives exactly
-    // decode(ids) unless a control token other than a leading BOS sits between pieces (where
-    // SentencePiece keeps the space). Control tokens give "", the unknown token " ⁇ " as decode().
+    // prev < 0 (nothing before) drops the leading space too, so streaming a BOS-led or bare
+    // answer gives exactly decode() of it (decode() drops only the text's first leading space,
+    // so the two differ after a BOS in the middle). Control tokens give "", <unk> " ⁇ ".
     std::string token_bytes(int prev, int id) const;
 
     int vocab_size() const;
@@ -59,9 +59,11 @@ private:
 // Turns a stream of token ids into text that never ends inside a UTF-8 character.
 class StreamDecoder {
 public:
+    // prev_token: the token before the first one pushed (the prompt's last), or -1 for none.
     explicit StreamDecoder(const Tokenizer& tok, int prev_token);
     std::string push(int token);  // whole characters now complete (possibly empty)
-    std::string flush();          // what is left (invalid bytes become U+FFFD)
+    // What is left; bytes that form no valid character become U+FFFD, one each, as in decode().
+    std::string flush();
 
 private:
     std::string take(bool final);

@@ -1,7 +1,7 @@
 #include "bench_runner.h"
 
 #include <algorithm>
-#include <chrono>
+#include <ctime>
 #include <numeric>
 #include <random>
 
@@ -11,13 +11,19 @@ namespace {
 
 constexpr int kBlockSize = 16;
 
+double now_seconds(bool cpu_time) {
+    timespec ts;
+    clock_gettime(cpu_time ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
+    return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
 template <class F>
-double median_seconds(int repeats, F&& run) {
+double median_seconds(int repeats, bool cpu_time, F&& run) {
     std::vector<double> s;
     for (int r = 0; r < repeats; ++r) {
-        const auto start = std::chrono::steady_clock::now();
+        const double start = now_seconds(cpu_time);
         run();
-        s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        s.push_back(now_seconds(cpu_time) - start);
     }
     std::sort(s.begin(), s.end());
     return s[s.size() / 2];
@@ -52,7 +58,7 @@ BenchResults run_benchmarks(Backend& backend, const Checkpoint& ckpt, const Benc
     run(0, std::min(c.seq_len, 16));  // warm up: fault in the weights
     for (int n : plan.prefill_tokens) {
         if (n > c.seq_len) continue;
-        const double s = median_seconds(std::max(1, plan.repeats / 2), [&] { run(0, n); });
+        const double s = median_seconds(std::max(1, plan.repeats / 2), plan.cpu_time, [&] { run(0, n); });
         results.prefill.push_back({n, n / s});
     }
 
@@ -65,11 +71,11 @@ BenchResults run_benchmarks(Backend& backend, const Checkpoint& ckpt, const Benc
     const double weight_bytes = double(weight_bytes_per_token(ckpt));
     for (int pos : positions) {
         if (pos > 0) run(0, pos);  // fill the context up to pos
-        const double s = median_seconds(plan.repeats, [&] {
+        const double s = median_seconds(plan.repeats, plan.cpu_time, [&] {
             for (int i = 0; i < plan.decode_tokens; ++i) run(pos + i, 1);
         });
         const double per_token = s / plan.decode_tokens;
-        const double no_cache = median_seconds(std::max(1, plan.repeats / 2), [&] { run(0, pos + 1); });
+        const double no_cache = median_seconds(std::max(1, plan.repeats / 2), plan.cpu_time, [&] { run(0, pos + 1); });
         results.decode.push_back({pos, 1.0 / per_token, per_token * 1e3, no_cache * 1e3, weight_bytes / per_token});
     }
     return results;

@@ -32,6 +32,8 @@ struct BenchPlan {
     std::vector<int> decode_positions{16, 256, 1000};
     int decode_tokens = 8;  // tokens per decode sample
     int repeats = 5;        // samples per figure; the median is reported
+    bool cpu_time = false;  // time with the process's CPU time instead of the wall clock: on a
+                            // machine busy with other work, one thread's figures stay comparable
 };
 
 // Bytes of the matrices one decode step reads (every layer's projections and the classifier).

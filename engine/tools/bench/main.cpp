@@ -39,6 +39,8 @@ const char* usage() {
            "  --cuda-decode gemv|cublas  single-token products: our GEMV or cuBLAS (default gemv)\n"
            "  --repeats N         samples per figure, the median is reported (default 5)\n"
            "  --write-gguf PATH   save the synthetic model as GGUF and exit\n"
+           "  --cpu-time          time with process CPU time, not the wall clock (for one thread on a\n"
+           "                      machine busy with other work)\n"
            "  --json              print the results as one JSON object\n";
 }
 
@@ -58,8 +60,8 @@ Options parse_options(int argc, char** argv) {
             std::fputs(usage(), stdout);
             std::exit(0);
         }
-        if (arg == "--json") {
-            o.json = true;
+        if (arg == "--json" || arg == "--cpu-time") {
+            (arg == "--json" ? o.json : o.plan.cpu_time) = true;
             continue;
         }
         if (i + 1 >= argc) fail(ErrorCode::InvalidArgument, arg + " expects a value (see --help)");
@@ -113,6 +115,7 @@ void print_text(const Options& o, const Checkpoint& ckpt, const Backend& backend
                 o.model.empty() ? ("synthetic " + o.synthetic).c_str() : o.model.c_str(), dtype_name(ckpt.weight_dtype),
                 c.dim, c.hidden_dim, c.n_layers, c.n_heads, c.n_kv_heads, c.vocab_size, c.seq_len);
     std::printf("backend    %s (%s), %d threads\n", backend.name().c_str(), backend.device_description().c_str(), threads);
+    if (o.plan.cpu_time) std::printf("clock      process CPU time\n");
     if (o.backend == "cuda")
         std::printf("memory     %.2f GB/s device copy bandwidth (cudaMemcpy, bytes read + written)\n", bandwidth / 1e9);
     else
@@ -134,8 +137,9 @@ void print_json(const Options& o, const Checkpoint& ckpt, const Backend& backend
                 o.model.empty() ? ("synthetic " + o.synthetic).c_str() : o.model.c_str(), dtype_name(ckpt.weight_dtype),
                 backend.name().c_str(), backend.device_description().c_str(), threads);
     std::printf("\"dim\": %d, \"n_layers\": %d, \"context\": %d, \"weight_bytes_per_token\": %lld, "
-                "\"memory_read_bytes_per_s\": %.0f, ",
-                c.dim, c.n_layers, c.seq_len, (long long)bench::weight_bytes_per_token(ckpt), bandwidth);
+                "\"memory_read_bytes_per_s\": %.0f, \"clock\": \"%s\", ",
+                c.dim, c.n_layers, c.seq_len, (long long)bench::weight_bytes_per_token(ckpt), bandwidth,
+                o.plan.cpu_time ? "cpu" : "wall");
     std::printf("\"prefill\": [");
     for (size_t i = 0; i < r.prefill.size(); ++i)
         std::printf("%s{\"tokens\": %d, \"tokens_per_s\": %.2f}", i ? ", " : "", r.prefill[i].tokens,

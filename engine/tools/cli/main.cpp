@@ -90,7 +90,7 @@ void run_prompt(const cli::Options& o) {
     const ConversationId id = engine.create_conversation(ChatFormat::Completion);
     std::fwrite(o.text.data(), 1, o.text.size(), stdout);
     const GenerationResult r = stream(engine, id, o.text, o);
-    std::printf("\n");
+    std::fputc('\n', stderr);  // ends the line on a terminal; stdout stays exactly prompt + text
     if (o.stats) print_stats(engine, r);
 }
 

@@ -145,18 +145,21 @@ private slots:
     void weighted_rows_matches_reference_data() { add_isa_rows(); }
     void weighted_rows_matches_reference() {
         FETCH_KERNELS(kernels);
-        for (int m : {1, 5, 16})
-            for (int n : {1, 7, 8, 33, 64, 100}) {
-                const int ldv = n + 3;
-                const std::vector<float> p = random_floats(size_t(m), uint32_t(m), 0.0f, 1.0f);
-                const std::vector<float> v = random_floats(size_t(m * ldv), uint32_t(n));
-                std::vector<float> out = random_floats(size_t(n), 7);
-                std::vector<double> expected(out.begin(), out.end());
-                for (int j = 0; j < m; ++j)
-                    for (int d = 0; d < n; ++d) expected[size_t(d)] += double(p[size_t(j)]) * v[size_t(j * ldv + d)];
-                kernels.weighted_rows(p.data(), v.data(), ldv, m, n, out.data());
-                compare(out, expected, 1e-5);
-            }
+        for (int rows : {1, 2, 3, 5, 8})
+            for (int m : {1, 5, 16})
+                for (int n : {1, 7, 8, 33, 64, 100}) {
+                    const int ldp = m + 2, ldv = n + 3, ldo = n + 1;
+                    const std::vector<float> p = random_floats(size_t(rows * ldp), uint32_t(m), 0.0f, 1.0f);
+                    const std::vector<float> v = random_floats(size_t(m * ldv), uint32_t(n));
+                    std::vector<float> out = random_floats(size_t(rows * ldo), 7);
+                    std::vector<double> expected(out.begin(), out.end());
+                    for (int r = 0; r < rows; ++r)
+                        for (int j = 0; j < m; ++j)
+                            for (int d = 0; d < n; ++d)
+                                expected[size_t(r * ldo + d)] += double(p[size_t(r * ldp + j)]) * v[size_t(j * ldv + d)];
+                    kernels.weighted_rows(p.data(), ldp, rows, v.data(), ldv, m, n, out.data(), ldo);
+                    compare(out, expected, 1e-5);
+                }
     }
 
     void softmax_matches_reference_data() { add_isa_rows(); }

@@ -38,10 +38,18 @@ class TestCli : public QObject {
 private slots:
     void prompt_prints_the_published_text() {
         LLAMADESK_REQUIRE_SHARED(model, "models/stories260K/stories260K.bin");
-        const Run r = run_cli({"--model", model, "--prompt", "Once upon a time", "--temperature", "0", "--stats"});
+        const std::string prompt = "Once upon a time";
+        const Run r = run_cli({"--model", model, "--prompt", QString::fromStdString(prompt), "--temperature", "0",
+                               "-n", "60", "--stats"});
         QCOMPARE(r.exit_code, 0);
-        // stdout is exactly the prompt followed by the generated text: nothing else before it.
         QVERIFY2(r.out.startsWith(QByteArray::fromStdString(llamadesk::test::kStories260KGreedy)), r.out.constData());
+        // stdout is exactly the prompt followed by the generated text, nothing before or after.
+        Engine e;
+        LLAMADESK_VERIFY_OK(e.load(llamadesk::test::load_params(model)));
+        const GenerationResult g =
+            e.generate(e.create_conversation(ChatFormat::Completion), prompt, llamadesk::test::greedy(60));
+        LLAMADESK_VERIFY_OK(g.status);
+        QCOMPARE(r.out, QByteArray::fromStdString(prompt + g.text));
         QVERIFY(r.err.contains("[stats]"));
         QVERIFY(!r.out.contains("[stats]"));
     }

@@ -88,6 +88,28 @@ private slots:
         QCOMPARE(streamed, r.text);  // nothing of the stop string was ever shown
     }
 
+    void a_story_ends_at_its_end_token() {
+        // stories260K closes a story with BOS, as llama2.c's run.c expects; the engine stops there.
+        LLAMADESK_REQUIRE_SHARED(path, "models/stories260K/stories260K.bin");
+        Engine e;
+        LLAMADESK_VERIFY_OK(e.load(load_params(path)));
+        for (int64_t seed = 1; seed <= 10; ++seed) {
+            const ConversationId c = e.create_conversation(ChatFormat::Completion);
+            const GenerationResult r = e.generate(c, "", sampled(0, seed));
+            LLAMADESK_VERIFY_OK(r.status);
+            if (r.stop_reason != StopReason::Eos) continue;
+            QVERIFY(r.stats.generated_tokens < 511);
+            // Every answer token was run through the model: a follow-up prefills only itself.
+            ConversationStats s;
+            LLAMADESK_VERIFY_OK(e.conversation_stats(c, &s));
+            QCOMPARE(s.cached_tokens, s.history_tokens);
+            const GenerationResult next = e.generate(c, "The next day", sampled(5, seed));
+            QCOMPARE(next.stats.prefilled_tokens, next.stats.prompt_tokens);
+            return;
+        }
+        QFAIL("no story out of ten ended before the context was full");
+    }
+
     void chat_template_runs_on_a_real_model() {
         LLAMADESK_REQUIRE_SHARED(path, "models/stories260K/stories260K.gguf");
         Engine e;

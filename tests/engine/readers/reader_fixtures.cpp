@@ -74,6 +74,18 @@ QString compare_checkpoints(const Checkpoint& a, const Checkpoint& b) {
     return {};
 }
 
+QByteArray with_extra_metadata(QByteArray file, KvBytes kv) {
+    const qsizetype min_pad_kv = 8 + 8 + 4 + 8;  // key length, "test.pad", type, string length
+    const qsizetype pad = (32 - (kv.bytes.size() + min_pad_kv) % 32) % 32;
+    kv.key("test.pad", GgufType::String);
+    kv.str(QByteArray(pad, 'p'));
+    quint64 n_kv;
+    std::memcpy(&n_kv, file.constData() + 16, 8);
+    poke<quint64>(file, 16, n_kv + kv.count);
+    file.insert(24, kv.bytes);
+    return file;
+}
+
 namespace {
 
 qint64 find_length_prefixed(const QByteArray& file, const char* s) {

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "model/checkpoint.h"
+#include "readers/gguf_file.h"
 
 namespace llamadesk::test {
 
@@ -39,6 +40,20 @@ QString compare_checkpoints(const Checkpoint& a, const Checkpoint& b);
 // Offsets inside a GGUF file's bytes, found by the length-prefixed key or tensor name.
 qint64 gguf_value_offset(const QByteArray& file, const char* key);     // at the value type (u32)
 qint64 gguf_tensor_info_offset(const QByteArray& file, const char* name);  // at n_dims (u32)
+
+// GGUF key/value bytes, to add metadata to a file the writer made.
+struct KvBytes {
+    QByteArray bytes;
+    quint64 count = 0;
+    template <typename T>
+    void raw(T v) { bytes.append(reinterpret_cast<const char*>(&v), sizeof(T)); }
+    void str(const QByteArray& s) { raw<quint64>(quint64(s.size())); bytes.append(s); }
+    void key(const QByteArray& k, GgufType t) { str(k); raw<quint32>(quint32(t)); ++count; }
+};
+
+// Inserts extra key/values after a GGUF's header. Padded to a multiple of 32 bytes with one more
+// string so the data section keeps its alignment and the file stays valid.
+QByteArray with_extra_metadata(QByteArray file, KvBytes kv);
 
 template <typename T>
 void poke(QByteArray& bytes, qint64 offset, T value) {

@@ -178,6 +178,54 @@ private slots:
         qInfo("%s", qPrintable(message));  // what the user would read
     }
 
+    void gguf_hostile_metadata_data() {
+        QTest::addColumn<int>("which");
+        QTest::newRow("arrays nested 5 deep") << 0;
+        QTest::newRow("array of 2^58 arrays") << 1;
+        QTest::newRow("duplicate key") << 2;
+    }
+    void gguf_hostile_metadata() {
+        QFETCH(int, which);
+        KvBytes kv;
+        QString expected;
+        if (which == 0) {
+            kv.key("t.deep", GgufType::Array);
+            for (int depth = 0; depth < 5; ++depth) {
+                kv.raw<quint32>(quint32(depth < 4 ? GgufType::Array : GgufType::UInt8));
+                kv.raw<quint64>(1);
+            }
+            kv.raw<quint8>(7);
+            expected = "nested deeper";
+        } else if (which == 1) {
+            kv.key("t.many", GgufType::Array);
+            kv.raw<quint32>(quint32(GgufType::Array));
+            kv.raw<quint64>(quint64(1) << 58);
+            expected = "array length 288230376151711744";
+        } else {
+            kv.key("general.architecture", GgufType::String);
+            kv.str("llama");
+            expected = "'general.architecture' appears twice";
+        }
+        QTemporaryDir dir;
+        const QString path = dir.filePath("hostile.gguf");
+        write_all(path, with_extra_metadata(tiny_gguf(dir), kv));
+        const QString why = open_expecting(path, ErrorCode::BadFormat, expected);
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+    }
+
+    void unusable_vocabulary_replaced_by_tokenizer_path() {
+        QTemporaryDir dir;
+        QByteArray bytes = tiny_gguf(dir);
+        bytes.replace(value_at(bytes, "tokenizer.ggml.model") + 8, 5, "gpt2x");
+        const QString path = dir.filePath("gpt2.gguf");
+        write_all(path, bytes);
+        const QString why = open_expecting(path, ErrorCode::Unsupported, "tokenizer.ggml.model is 'gpt2x'");
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+        write_all(dir.filePath("tokenizer.model"), "x");
+        const Checkpoint c = open_checkpoint(path.toStdString(), dir.filePath("tokenizer.model").toStdString());
+        QVERIFY(!c.tokenizer.embedded);
+    }
+
     void llama2c_patched_data() {
         QTest::addColumn<int>("index");
         const std::vector<HostileCase> cases = llama2c_cases();

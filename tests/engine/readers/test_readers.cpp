@@ -17,30 +17,6 @@ namespace {
 
 void touch(const QString& path) { write_all(path, "x"); }
 
-// GGUF key/value bytes for the metadata test.
-struct KvBytes {
-    QByteArray bytes;
-    quint64 count = 0;
-    template <typename T>
-    void raw(T v) { bytes.append(reinterpret_cast<const char*>(&v), sizeof(T)); }
-    void str(const QByteArray& s) { raw<quint64>(quint64(s.size())); bytes.append(s); }
-    void key(const QByteArray& k, GgufType t) { str(k); raw<quint32>(quint32(t)); ++count; }
-};
-
-// Inserts extra key/values after a GGUF's header. Padded to a multiple of 32 bytes with one more
-// string so the data section keeps its alignment and the file stays valid.
-QByteArray with_extra_metadata(QByteArray file, KvBytes kv) {
-    const qsizetype min_pad_kv = 8 + 8 + 4 + 8;  // key length, "test.pad", type, string length
-    const qsizetype pad = (32 - (kv.bytes.size() + min_pad_kv) % 32) % 32;
-    kv.key("test.pad", GgufType::String);
-    kv.str(QByteArray(pad, 'p'));
-    quint64 n_kv;
-    std::memcpy(&n_kv, file.constData() + 16, 8);
-    poke<quint64>(file, 16, n_kv + kv.count);
-    file.insert(24, kv.bytes);
-    return file;
-}
-
 }  // namespace
 
 class TestReaders : public QObject {
@@ -98,6 +74,18 @@ private slots:
         QCOMPARE(b.config.dim, 128);
         QCOMPARE(b.config.vocab_size, 105);
         QVERIFY(QString::fromStdString(b.tokenizer.model_file).endsWith("tok105.model"));
+    }
+
+    void folder_skips_vocabulary_only_gguf() {
+        QTemporaryDir dir;
+        const Checkpoint s = make_synthetic_checkpoint(tiny_config(), DType::F32, 1);
+        write_gguf(s, dir.filePath("vocab.gguf").toStdString());
+        QByteArray vocab_only = read_all(dir.filePath("vocab.gguf"));
+        poke<quint64>(vocab_only, 8, 0);  // tensor count
+        write_all(dir.filePath("vocab.gguf"), vocab_only);
+        write_llama2c(s, dir.filePath("model.bin").toStdString());
+        const Checkpoint r = open_checkpoint(dir.path().toStdString());
+        QCOMPARE(r.path, dir.filePath("model.bin").toStdString());
     }
 
     void folder_with_several_or_no_checkpoints() {
@@ -211,6 +199,7 @@ private slots:
         touch(dir.filePath("my.model"));
         const Checkpoint a = open_checkpoint(gguf, dir.filePath("my.model").toStdString());
         QCOMPARE(a.tokenizer.model_file, dir.filePath("my.model").toStdString());
+        QCOMPARE(a.tokenizer.describe(), "SentencePiece model " + a.tokenizer.model_file);
         QVERIFY(!a.tokenizer.embedded);
         // A GGUF file can serve as the vocabulary of a llama2.c model.
         const std::string bin = dir.filePath("m.bin").toStdString();
@@ -221,6 +210,9 @@ private slots:
         LLAMADESK_REQUIRE_ERROR(open_checkpoint(bin, dir.filePath("nope.model").toStdString()),
                                 ErrorCode::FileNotFound, "nope.model");
         LLAMADESK_REQUIRE_ERROR(read_gguf_vocabulary(bin), ErrorCode::BadFormat, "GGUF");
+        write_all(dir.filePath("tok300.bin"), "llama2.c tokenizer");
+        LLAMADESK_REQUIRE_ERROR(open_checkpoint(gguf, dir.filePath("tok300.bin").toStdString()),
+                                ErrorCode::Unsupported, "SentencePiece .model");
     }
 
 };

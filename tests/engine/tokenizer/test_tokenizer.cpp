@@ -153,7 +153,8 @@ private slots:
         QTest::newRow("text") << QByteArray("this is not a tokenizer\n")
                               << unusable + " (it does not parse";
         QTest::newRow("binary") << QByteArray("\x0a\xff\xff\xff\xff\x0f\x01", 7) << unusable;
-        QTest::newRow("gguf header") << QByteArray("GGUF\x03\0\0\0\0\0\0\0", 12) << unusable;
+        QTest::newRow("gguf header") << QByteArray("GGUF\x03\0\0\0\0\0\0\0", 12)
+                                     << "is a GGUF file, not a SentencePiece tokenizer.model";
         QTest::newRow("no pieces")
             << QByteArray("\x1a\x00", 2) << unusable + " (SentencePiece says";
     }

@@ -11,6 +11,7 @@ Attention::Attention(const ModelConfig& config, int n_threads)
     const size_t rows = size_t(kQueryChunk) * size_t(config.n_rep());
     for (Scratch& s : scratch_) {
         s.queries.resize(rows * size_t(head_dim_));
+        s.outputs.resize(rows * size_t(head_dim_));
         s.scores.resize(rows * size_t(seq_len_));
     }
 }
@@ -50,22 +51,29 @@ void Attention::run(ThreadPool& pool, const Kernels& kernels, int layer, const f
                              std::min(block_size, n_ctx - pos), head_dim_, s.scores.data() + pos, ld_scores);
         }
 
-        // each row: softmax over its causal prefix, then the weighted sum of values
+        // each row: softmax over its causal prefix; later positions (seen only by later tokens of
+        // the chunk) get probability 0, so all rows can share one pass over the values
         for (int t = t0; t < t1; ++t) {
             const int n_seen = start_pos + t + 1;
             for (int r = 0; r < n_rep; ++r) {
                 float* scores = s.scores.data() + int64_t((t - t0) * n_rep + r) * ld_scores;
-                float* o = out + int64_t(t) * dim + (kv_head * n_rep + r) * head_dim_;
                 kernels.softmax(scores, n_seen);
-                std::fill(o, o + head_dim_, 0.0f);
-                for (int pos = 0; pos < n_seen; pos += block_size) {
-                    const KvSlot slot = kv_slot(table.blocks, block_size, pos);
-                    const float* values = kv_pool + layout.offset(slot.block, layer, 1, kv_head, 0);
-                    kernels.weighted_rows(scores + pos, values, head_dim_, std::min(block_size, n_seen - pos),
-                                          head_dim_, o);
-                }
+                std::fill(scores + n_seen, scores + n_ctx, 0.0f);
             }
         }
+
+        // outputs (n_rows, head_dim) = probabilities . values, one block of values at a time
+        std::fill(s.outputs.begin(), s.outputs.begin() + int64_t(n_rows) * head_dim_, 0.0f);
+        for (int pos = 0; pos < n_ctx; pos += block_size) {
+            const KvSlot slot = kv_slot(table.blocks, block_size, pos);
+            const float* values = kv_pool + layout.offset(slot.block, layer, 1, kv_head, 0);  // (block_size, head_dim)
+            kernels.weighted_rows(s.scores.data() + pos, ld_scores, n_rows, values, head_dim_,
+                                  std::min(block_size, n_ctx - pos), head_dim_, s.outputs.data(), head_dim_);
+        }
+        for (int t = t0; t < t1; ++t)
+            for (int r = 0; r < n_rep; ++r)
+                std::copy_n(s.outputs.data() + int64_t((t - t0) * n_rep + r) * head_dim_, head_dim_,
+                            out + int64_t(t) * dim + (kv_head * n_rep + r) * head_dim_);
     });
 }
 

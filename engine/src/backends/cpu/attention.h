@@ -29,6 +29,7 @@ private:
     struct Scratch {
         std::vector<float> queries;  // (kQueryChunk * n_rep, head_dim), scaled by 1/sqrt(head_dim)
         std::vector<float> scores;   // (kQueryChunk * n_rep, seq_len)
+        std::vector<float> outputs;  // (kQueryChunk * n_rep, head_dim)
     };
 
     int n_heads_, n_kv_heads_, head_dim_, seq_len_;

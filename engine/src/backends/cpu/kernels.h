@@ -24,8 +24,10 @@ struct Kernels {
     GemmFn gemm_f16;
     GemmFn gemm_bf16;
 
-    // out[d] += sum_{j < m} p[j] * v[j * ldv + d]   for d < n   (attention: probabilities times values)
-    void (*weighted_rows)(const float* p, const float* v, int64_t ldv, int m, int n, float* out);
+    // out[r * ldo + d] += sum_{j < m} p[r * ldp + j] * v[j * ldv + d]   for r < rows, d < n
+    // (attention: probabilities times values)
+    void (*weighted_rows)(const float* p, int64_t ldp, int rows, const float* v, int64_t ldv, int m, int n,
+                          float* out, int64_t ldo);
     // x[0..n) = softmax(x[0..n)), n >= 1
     void (*softmax)(float* x, int n);
     // gate[i] = silu(gate[i]) * up[i]   (SwiGLU)

@@ -42,6 +42,11 @@ struct Simd {
         s = _mm_add_ss(s, _mm_movehdup_ps(s));
         return _mm_cvtss_f32(s);
     }
+    static void hsum4(V a, V b, V c, V d, float* out) {
+        const __m256 ab = _mm256_hadd_ps(a, b), cd = _mm256_hadd_ps(c, d);
+        const __m256 abcd = _mm256_hadd_ps(ab, cd);  // per 128-bit half: sums of a, b, c, d
+        _mm_storeu_ps(out, _mm_add_ps(_mm256_castps256_ps128(abcd), _mm256_extractf128_ps(abcd, 1)));
+    }
     static float hmax(V v) {
         __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
         s = _mm_max_ps(s, _mm_movehl_ps(s, s));

@@ -39,6 +39,14 @@ struct Simd {
         return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_GT_OQ), y, x);
     }
     static float hsum(V v) { return _mm512_reduce_add_ps(v); }
+    static __m256 half_sum(V v) {
+        return _mm256_add_ps(_mm512_castps512_ps256(v), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+    }
+    static void hsum4(V a, V b, V c, V d, float* out) {
+        const __m256 ab = _mm256_hadd_ps(half_sum(a), half_sum(b)), cd = _mm256_hadd_ps(half_sum(c), half_sum(d));
+        const __m256 abcd = _mm256_hadd_ps(ab, cd);
+        _mm_storeu_ps(out, _mm_add_ps(_mm256_castps256_ps128(abcd), _mm256_extractf128_ps(abcd, 1)));
+    }
     static float hmax(V v) { return _mm512_reduce_max_ps(v); }
 };
 

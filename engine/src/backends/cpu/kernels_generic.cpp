@@ -49,6 +49,12 @@ struct Simd {
         for (int i = 0; i < W; ++i) s += a.v[i];
         return s;
     }
+    static void hsum4(V a, V b, V c, V d, float* out) {
+        out[0] = hsum(a);
+        out[1] = hsum(b);
+        out[2] = hsum(c);
+        out[3] = hsum(d);
+    }
     static float hmax(V a) {
         float m = a.v[0];
         for (int i = 1; i < W; ++i) m = a.v[i] > m ? a.v[i] : m;

@@ -4,7 +4,7 @@
 //
 // Simd provides: V (a vector of W floats), TM x TN (the GEMM micro-tile: activation rows x weight
 // rows), zero, set1, load, store, load_f16, load_bf16, f16_scalar, fma, add, mul, div, max, min,
-// round, pow2n (2^n for whole n), hsum, hmax.
+// round, pow2n (2^n for whole n), hsum, hsum4 (four sums at once), hmax.
 //
 // GEMM layout: both x (n, k) and w (rows, k) are contiguous along k, so each output is a dot
 // product. A TM x TN tile keeps TM*TN vector accumulators in registers and, per step of W
@@ -41,6 +41,7 @@ inline float weight_scalar(const typename WeightElement<K>::type* p) {
 template <WeightKind K, int RM, int RN>
 void gemm_tile(const float* x, int64_t ldx, const typename WeightElement<K>::type* w, int64_t ldw,
                int k, float* y, int64_t ldy) {
+    static_assert(RM <= 4, "the epilogue sums four rows at a time");
     Simd::V acc[RM][RN];
 #pragma GCC unroll 8
     for (int i = 0; i < RM; ++i)
@@ -59,9 +60,16 @@ void gemm_tile(const float* x, int64_t ldx, const typename WeightElement<K>::typ
             for (int j = 0; j < RN; ++j) acc[i][j] = Simd::fma(xv, wv[j], acc[i][j]);
         }
     }
-    for (int i = 0; i < RM; ++i) {
-        for (int j = 0; j < RN; ++j) {
-            float sum = Simd::hsum(acc[i][j]);
+    // Horizontal sums four accumulators at a time (one shuffle network instead of four), then
+    // the k % W elements the vectors did not cover.
+    for (int j = 0; j < RN; ++j) {
+        Simd::V column[4] = {Simd::zero(), Simd::zero(), Simd::zero(), Simd::zero()};
+#pragma GCC unroll 4
+        for (int i = 0; i < RM; ++i) column[i] = acc[i][j];
+        float sums[4];
+        Simd::hsum4(column[0], column[1], column[2], column[3], sums);
+        for (int i = 0; i < RM; ++i) {
+            float sum = sums[i];
             for (int p = k_vec; p < k; ++p) sum += x[i * ldx + p] * weight_scalar<K>(w + j * ldw + p);
             y[i * ldy + j] = sum;
         }
@@ -102,35 +110,56 @@ void gemm(const float* x, int64_t ldx, int n, const void* weights, int64_t ldw, 
     }
 }
 
-void weighted_rows(const float* p, const float* v, int64_t ldv, int m, int n, float* out) {
+// out (NR rows, n) += p (NR rows, m) . v (m, n) for one group of NR rows: every value vector loaded
+// feeds NR FMAs.
+template <int NR>
+void weighted_rows_group(const float* p, int64_t ldp, const float* v, int64_t ldv, int m, int n, float* out,
+                         int64_t ldo) {
     constexpr int W = Simd::W;
     int d = 0;
     for (; d + 4 * W <= n; d += 4 * W) {
-        Simd::V a0 = Simd::load(out + d), a1 = Simd::load(out + d + W);
-        Simd::V a2 = Simd::load(out + d + 2 * W), a3 = Simd::load(out + d + 3 * W);
+        Simd::V acc[NR][4];
+#pragma GCC unroll 4
+        for (int r = 0; r < NR; ++r)
+#pragma GCC unroll 4
+            for (int c = 0; c < 4; ++c) acc[r][c] = Simd::load(out + r * ldo + d + c * W);
         for (int j = 0; j < m; ++j) {
-            const Simd::V pj = Simd::set1(p[j]);
-            const float* vj = v + j * ldv + d;
-            a0 = Simd::fma(pj, Simd::load(vj), a0);
-            a1 = Simd::fma(pj, Simd::load(vj + W), a1);
-            a2 = Simd::fma(pj, Simd::load(vj + 2 * W), a2);
-            a3 = Simd::fma(pj, Simd::load(vj + 3 * W), a3);
+            Simd::V vj[4];
+#pragma GCC unroll 4
+            for (int c = 0; c < 4; ++c) vj[c] = Simd::load(v + j * ldv + d + c * W);
+#pragma GCC unroll 4
+            for (int r = 0; r < NR; ++r) {
+                const Simd::V prj = Simd::set1(p[r * ldp + j]);
+#pragma GCC unroll 4
+                for (int c = 0; c < 4; ++c) acc[r][c] = Simd::fma(prj, vj[c], acc[r][c]);
+            }
         }
-        Simd::store(out + d, a0);
-        Simd::store(out + d + W, a1);
-        Simd::store(out + d + 2 * W, a2);
-        Simd::store(out + d + 3 * W, a3);
+#pragma GCC unroll 4
+        for (int r = 0; r < NR; ++r)
+#pragma GCC unroll 4
+            for (int c = 0; c < 4; ++c) Simd::store(out + r * ldo + d + c * W, acc[r][c]);
     }
-    for (; d + W <= n; d += W) {
-        Simd::V a = Simd::load(out + d);
-        for (int j = 0; j < m; ++j) a = Simd::fma(Simd::set1(p[j]), Simd::load(v + j * ldv + d), a);
-        Simd::store(out + d, a);
-    }
-    for (; d < n; ++d) {
-        float a = out[d];
-        for (int j = 0; j < m; ++j) a += p[j] * v[j * ldv + d];
-        out[d] = a;
-    }
+    for (; d + W <= n; d += W)
+        for (int r = 0; r < NR; ++r) {
+            Simd::V a = Simd::load(out + r * ldo + d);
+            for (int j = 0; j < m; ++j) a = Simd::fma(Simd::set1(p[r * ldp + j]), Simd::load(v + j * ldv + d), a);
+            Simd::store(out + r * ldo + d, a);
+        }
+    for (; d < n; ++d)
+        for (int r = 0; r < NR; ++r) {
+            float a = out[r * ldo + d];
+            for (int j = 0; j < m; ++j) a += p[r * ldp + j] * v[j * ldv + d];
+            out[r * ldo + d] = a;
+        }
+}
+
+void weighted_rows(const float* p, int64_t ldp, int rows, const float* v, int64_t ldv, int m, int n, float* out,
+                   int64_t ldo) {
+    constexpr int kGroup = Simd::W == 8 ? 2 : 4;  // rows x 4 vectors of accumulators fit the registers
+    int r = 0;
+    for (; r + kGroup <= rows; r += kGroup)
+        weighted_rows_group<kGroup>(p + r * ldp, ldp, v, ldv, m, n, out + r * ldo, ldo);
+    for (; r < rows; ++r) weighted_rows_group<1>(p + r * ldp, ldp, v, ldv, m, n, out + r * ldo, ldo);
 }
 
 // exp(x) for x in float range (Cephes' method): x = n ln2 + r with |r| <= ln2/2, exp(r) by a

@@ -79,7 +79,7 @@ void ThreadPool::work(uint32_t job, int thread) {
 }
 
 void ThreadPool::worker_loop(int thread) {
-    uint32_t seen = job_.load(std::memory_order_acquire);
+    uint32_t seen = 0;  // job_'s initial value: a worker that starts late still sees every later change
     for (;;) {
         seen = wait_change(job_, seen);
         if (stop_.load(std::memory_order_acquire)) return;

@@ -143,7 +143,7 @@ void attention(const float* qkv, const AttentionShape& s, const void* kv_pool, D
     if (s.n_tokens <= 0 || n_splits <= 0 || s.n_kv_heads <= 0 || s.n_heads % s.n_kv_heads != 0 ||
         s.layout.head_dim != s.head_dim || s.layout.n_kv_heads != s.n_kv_heads)
         fail(ErrorCode::Internal, "attention: shape does not match the KV layout");
-    dispatch_dtype(kv_dtype, [&]<typename KvT>() {
+    dispatch_kv_dtype(kv_dtype, [&]<typename KvT>() {
         dispatch_dtype(out_dtype, [&]<typename OutT>() {
             const KvT* pool = static_cast<const KvT*>(kv_pool);
             OutT* o = static_cast<OutT*>(out);

@@ -37,26 +37,36 @@ static __global__ void fill_kernel(float* __restrict__ dst, int64_t n, float val
         dst[i] = value;
 }
 
+template <typename T>
+static void launch_convert(const float* src, int64_t n, T* dst, cudaStream_t stream) {
+    convert_kernel<T><<<grid_for(n), 256, 0, stream>>>(src, n, dst);
+    CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+static void launch_random(T* dst, int64_t n, float scale, uint64_t seed, cudaStream_t stream) {
+    random_kernel<T><<<grid_for(n), 256, 0, stream>>>(dst, n, scale, seed);
+    CUDA_CHECK_LAUNCH();
+}
+
+static void launch_fill(float* dst, int64_t n, float value, cudaStream_t stream) {
+    fill_kernel<<<grid_for(n), 256, 0, stream>>>(dst, n, value);
+    CUDA_CHECK_LAUNCH();
+}
+
 void convert_from_f32(const float* src, int64_t n, void* dst, DType dtype, cudaStream_t stream) {
     if (n <= 0) return;
-    dispatch_dtype(dtype, [&]<typename T>() {
-        convert_kernel<T><<<grid_for(n), 256, 0, stream>>>(src, n, static_cast<T*>(dst));
-        CUDA_CHECK_LAUNCH();
-    });
+    dispatch_dtype(dtype, [&]<typename T>() { launch_convert<T>(src, n, static_cast<T*>(dst), stream); });
 }
 
 void fill_random(void* dst, int64_t n, DType dtype, float scale, uint64_t seed, cudaStream_t stream) {
     if (n <= 0) return;
-    dispatch_dtype(dtype, [&]<typename T>() {
-        random_kernel<T><<<grid_for(n), 256, 0, stream>>>(static_cast<T*>(dst), n, scale, seed);
-        CUDA_CHECK_LAUNCH();
-    });
+    dispatch_dtype(dtype, [&]<typename T>() { launch_random<T>(static_cast<T*>(dst), n, scale, seed, stream); });
 }
 
 void fill_f32(float* dst, int64_t n, float value, cudaStream_t stream) {
     if (n <= 0) return;
-    fill_kernel<<<grid_for(n), 256, 0, stream>>>(dst, n, value);
-    CUDA_CHECK_LAUNCH();
+    launch_fill(dst, n, value, stream);
 }
 
 }  // namespace llamadesk::cuda

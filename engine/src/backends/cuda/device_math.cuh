@@ -6,6 +6,7 @@
 #include <cuda_fp16.h>
 
 #include <cfloat>
+#include <string>
 
 #include "core/error.h"
 #include "model/dtype.h"
@@ -58,6 +59,17 @@ void dispatch_dtype(DType dtype, F&& f) {
     case DType::BF16: f.template operator()<__nv_bfloat16>(); return;
     }
     fail(ErrorCode::Internal, "unknown dtype in a CUDA kernel dispatch");
+}
+
+// The same for the KV cache, which is F16 or F32 (see cuda_backend.cpp).
+template <typename F>
+void dispatch_kv_dtype(DType dtype, F&& f) {
+    switch (dtype) {
+    case DType::F32: f.template operator()<float>(); return;
+    case DType::F16: f.template operator()<__half>(); return;
+    case DType::BF16: break;
+    }
+    fail(ErrorCode::Internal, std::string("no CUDA kernels for a KV cache in ") + dtype_name(dtype));
 }
 
 inline int ceil_div(int64_t a, int64_t b) { return int((a + b - 1) / b); }

@@ -66,7 +66,7 @@ void rope_write_kv(float* qkv, const AttentionShape& s, float rope_theta, void* 
         s.n_heads % s.n_kv_heads != 0 || s.layout.head_dim != s.head_dim ||
         s.layout.n_kv_heads != s.n_kv_heads || s.layer < 0 || s.layer >= s.layout.n_layers)
         fail(ErrorCode::Internal, "rope_write_kv: shape does not match the KV layout");
-    dispatch_dtype(kv_dtype, [&]<typename KvT>() {
+    dispatch_kv_dtype(kv_dtype, [&]<typename KvT>() {
         launch_rope_write_kv<KvT>(qkv, s, rope_theta, static_cast<KvT*>(kv_pool), stream);
     });
 }

@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""Times llama.cpp's CPU backend and llamadesk-bench on the same GGUF files with the same thread
+count, in one run, and prints the figures side by side.
+
+llama.cpp comes from the PyPI package llama-cpp-python (it builds llama.cpp from source; install it
+with CMAKE_ARGS="-DGGML_NATIVE=ON" pip install llama-cpp-python) and is driven through its C API the
+way llama-bench does: a prefill of N tokens is one llama_decode of an N-token batch; decode speed at
+position P is timed one token per llama_decode after the context was filled to P.
+
+Rows: stories260K from ../shared (when present) and the synthetic 15M and 110M shapes in f32 and f16,
+written once by `llamadesk-bench --synthetic X --dtype D --write-gguf` so both programs read the very
+same weights. Our positions and prompt sizes are taken from llamadesk-bench's JSON, so both sides
+are timed at exactly the same points.
+
+usage: compare_llamacpp.py --bench build/engine/tools/bench/llamadesk-bench [--threads 2]
+       [--repeats 5] [--work-dir /tmp/llamadesk-compare] [--models 260K,15M-f32,...] [--cpu-time] [--json]
+"""
+
+import argparse
+import ctypes
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+
+DEFAULT_MODELS = ["260K", "15M-f32", "15M-f16", "110M-f32", "110M-f16"]
+DECODE_TOKENS = 8  # tokens per decode sample, as in llamadesk-bench
+
+
+def ours(bench, path, threads, repeats, cpu_time):
+    cmd = [bench, "--model", path, "--threads", str(threads), "--repeats", str(repeats), "--json"]
+    out = subprocess.run(cmd + (["--cpu-time"] if cpu_time else []), check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+class LlamaCpp:
+    """One model and context of llama.cpp, timed through the low-level API."""
+
+    def __init__(self, llama_cpp, path, threads, clock):
+        self.l = llama_cpp
+        self.clock = clock
+        mparams = llama_cpp.llama_model_default_params()
+        self.model = llama_cpp.llama_model_load_from_file(path.encode(), mparams)
+        if not self.model:
+            raise RuntimeError(f"llama.cpp cannot load {path}")
+        cparams = llama_cpp.llama_context_default_params()
+        cparams.n_ctx = 0  # the model's own context length
+        cparams.n_threads = threads
+        cparams.n_threads_batch = threads
+        self.ctx = llama_cpp.llama_init_from_model(self.model, cparams)
+        if not self.ctx:
+            raise RuntimeError("llama.cpp cannot create a context")
+        self.n_ctx = llama_cpp.llama_n_ctx(self.ctx)
+        self.batch = llama_cpp.llama_batch_init(self.n_ctx, 0, 1)
+        vocab = llama_cpp.llama_vocab_n_tokens(llama_cpp.llama_model_get_vocab(self.model))
+        rng = random.Random(1234)
+        self.tokens = [rng.randrange(3, vocab) for _ in range(self.n_ctx)]
+
+    def close(self):
+        self.l.llama_batch_free(self.batch)
+        self.l.llama_free(self.ctx)
+        self.l.llama_model_free(self.model)
+
+    def decode(self, start, n):
+        """Runs tokens start .. start + n - 1 as one batch, logits for the last one only."""
+        b = self.batch
+        for i in range(n):
+            b.token[i] = self.tokens[start + i]
+            b.pos[i] = start + i
+            b.n_seq_id[i] = 1
+            b.seq_id[i][0] = 0
+            b.logits[i] = 1 if i == n - 1 else 0
+        b.n_tokens = n
+        if self.l.llama_decode(self.ctx, b) != 0:
+            raise RuntimeError(f"llama_decode failed at {start}+{n}")
+        self.l.llama_synchronize(self.ctx)
+
+    def forget_from(self, pos):
+        self.l.llama_memory_seq_rm(self.l.llama_get_memory(self.ctx), 0, pos, -1)
+
+    def prefill_tokens_per_s(self, n, repeats):
+        times = []
+        for _ in range(max(1, repeats // 2) + 1):  # the first run warms up and is dropped
+            self.forget_from(0)
+            t = self.clock()
+            self.decode(0, n)
+            times.append(self.clock() - t)
+        return n / statistics.median(times[1:])
+
+    def decode_tokens_per_s(self, pos, repeats):
+        self.forget_from(0)
+        if pos > 0:
+            self.decode(0, pos)
+        times = []
+        for _ in range(repeats):
+            self.forget_from(pos)
+            t = self.clock()
+            for i in range(DECODE_TOKENS):
+                self.decode(pos + i, 1)
+            times.append((self.clock() - t) / DECODE_TOKENS)
+        return 1.0 / statistics.median(times)
+
+
+def model_path(name, bench, work_dir, shared):
+    if name == "260K":
+        path = os.path.join(shared, "models/stories260K/stories260K.gguf")
+        return path if os.path.exists(path) else None
+    shape, dtype = name.rsplit("-", 1)
+    path = os.path.join(work_dir, f"synthetic-{shape}-{dtype}.gguf")
+    if not os.path.exists(path):
+        subprocess.run([bench, "--synthetic", shape, "--dtype", dtype, "--write-gguf", path], check=True)
+    return path
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bench", required=True, help="path of llamadesk-bench")
+    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--work-dir", default="/tmp/llamadesk-compare")
+    ap.add_argument("--shared", default=os.path.normpath(os.path.join(here, "../../../../shared")))
+    ap.add_argument("--models", default=",".join(DEFAULT_MODELS))
+    ap.add_argument("--json", action="store_true", help="print the rows as JSON")
+    ap.add_argument("--cpu-time", action="store_true",
+                    help="time both with process CPU time instead of the wall clock (one thread, busy machine)")
+    args = ap.parse_args()
+
+    import llama_cpp  # imported late so --help works without it
+
+    llama_cpp.llama_backend_init()
+    quiet = llama_cpp.llama_log_callback(lambda level, text, data: None)
+    llama_cpp.llama_log_set(quiet, ctypes.c_void_p())
+    os.makedirs(args.work_dir, exist_ok=True)
+
+    rows = []
+    for name in args.models.split(","):
+        path = model_path(name, args.bench, args.work_dir, args.shared)
+        if path is None:
+            print(f"skipping {name}: file not found", file=sys.stderr)
+            continue
+        mine = ours(args.bench, path, args.threads, args.repeats, args.cpu_time)
+        theirs = LlamaCpp(llama_cpp, path, args.threads, time.process_time if args.cpu_time else time.perf_counter)
+        try:
+            for p in mine["prefill"]:
+                rows.append({"model": name, "what": f"prefill {p['tokens']}", "ours": p["tokens_per_s"],
+                             "llama.cpp": theirs.prefill_tokens_per_s(p["tokens"], args.repeats)})
+            for d in mine["decode"]:
+                if d["position"] + DECODE_TOKENS > theirs.n_ctx:
+                    continue
+                rows.append({"model": name, "what": f"decode @{d['position']}", "ours": d["tokens_per_s"],
+                             "llama.cpp": theirs.decode_tokens_per_s(d["position"], args.repeats)})
+        finally:
+            theirs.close()
+        streamed = ", ".join("%.2f GB/s at %d" % (d["weight_bytes_per_s"] / 1e9, d["position"]) for d in mine["decode"])
+        print(f"{name}: memory read bandwidth {mine['memory_read_bytes_per_s'] / 1e9:.2f} GB/s; "
+              f"weights streamed while decoding: {streamed}", file=sys.stderr)
+
+    if args.json:
+        print(json.dumps(rows, indent=1))
+        return
+    clock = "process CPU time" if args.cpu_time else "wall clock"
+    print(f"threads: {args.threads}; tok/s by {clock}, median of {args.repeats}")
+    print(f"{'model':<10} {'row':<14} {'ours':>10} {'llama.cpp':>10} {'ratio':>7}")
+    for r in rows:
+        print(f"{r['model']:<10} {r['what']:<14} {r['ours']:>10.1f} {r['llama.cpp']:>10.1f} "
+              f"{r['ours'] / r['llama.cpp']:>7.2f}")
+
+
+if __name__ == "__main__":
+    main()
