@@ -8,8 +8,9 @@
 #   1. here, from the repository root:  tests/gpu/prepare-carry.sh
 #   2. device tool:  run(command="bash tests/gpu/run-all.sh", carry=["build-gpu-carry"], timeout_s=540)
 #   3. here:  rm -rf build-gpu-carry
-# Expected time on an H200 with 16 cores: build ~2-3 min, tests ~1-2 min, sanitizer ~1 min,
-# benchmark ~2 min; each stage has its own timeout so the whole stays under 8 minutes.
+# Expected time on an H200 with 16 cores (estimates: never run yet): build ~2 min, tests ~1 min,
+# sanitizer ~1-2 min, benchmark ~2 min. Stage timeouts (build 300 s, tests 300 s, memcheck 3 x 90 s,
+# bench 5 x 150 s) stop a hung stage; the 540 s call limit stops the rest.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -67,10 +68,13 @@ fi
 
 step compute-sanitizer memcheck on the kernel tests
 if command -v compute-sanitizer >/dev/null; then
-    for t in test_cuda_kernels test_cuda_attention test_cuda_sampling; do
+    # the sampling test's distribution checks launch thousands of times: only its other functions
+    for t in test_cuda_kernels test_cuda_attention \
+             "test_cuda_sampling greedy_matches_host filters_that_leave_one_token top_k_on_a_large_vocabulary"; do
         echo "--- $t"
-        timeout 120 compute-sanitizer --tool memcheck --leak-check no --error-exitcode 3 \
-            "$build/tests/gpu/$t" -silent || failures+=("memcheck $t")
+        set -- $t
+        timeout 90 compute-sanitizer --tool memcheck --leak-check no --error-exitcode 3 \
+            "$build/tests/gpu/$1" -silent "${@:2}" || failures+=("memcheck $1")
     done
 else
     echo "compute-sanitizer not found: skipped"
@@ -86,9 +90,7 @@ run_bench --backend cuda --synthetic 7B --dtype f16
 run_bench --backend cuda --synthetic 7B --dtype f16 --cuda-graphs off
 run_bench --backend cuda --synthetic 7B --dtype f16 --cuda-decode cublas
 run_bench --backend cuda --synthetic 110M --dtype f16
-run_bench --backend cuda --synthetic 110M --dtype f32
 run_bench --backend cuda --model "$shared/models/stories260K/stories260K.bin"
-run_bench --backend cpu --synthetic 110M --dtype f16
 
 step summary
 nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv || true

@@ -2,10 +2,10 @@
 // byte of every tensor, so it also faults a memory-mapped checkpoint into memory, in parallel.
 #include <algorithm>
 #include <atomic>
-#include <thread>
 
 #include "core/error.h"
 #include "model/checkpoint.h"
+#include "model/parallel_for.h"
 #include "model/tensor_slots.h"
 
 namespace llamadesk {
@@ -97,26 +97,18 @@ void validate_weights(const Checkpoint& ckpt) {
         for (int64_t b = 0; b < t->n_elements(); b += kChunkElements)
             chunks.push_back({t, b, std::min(t->n_elements(), b + kChunkElements)});
 
-    // Each worker takes the next chunk; the error reported is the one of the earliest chunk, so
-    // the message does not depend on thread timing.
-    std::atomic<size_t> next{0};
+    // The error reported is the one of the earliest chunk, so the message does not depend on
+    // thread timing; chunks after a known error are skipped.
     std::atomic<size_t> first_bad{chunks.size()};
     std::vector<std::string> messages(chunks.size());
-    auto worker = [&] {
-        for (size_t i = next++; i < chunks.size() && i < first_bad.load(); i = next++) {
-            std::string m = scan_chunk(chunks[i]);
-            if (m.empty()) continue;
-            messages[i] = std::move(m);
-            size_t cur = first_bad.load();
-            while (i < cur && !first_bad.compare_exchange_weak(cur, i)) {}
-        }
-    };
-    const size_t n_threads =
-        std::min<size_t>(chunks.size(), std::max(1u, std::thread::hardware_concurrency()));
-    std::vector<std::thread> pool;
-    for (size_t t = 1; t < n_threads; ++t) pool.emplace_back(worker);
-    worker();
-    for (std::thread& t : pool) t.join();
+    parallel_for(chunks.size(), [&](size_t i) {
+        if (i > first_bad.load()) return;
+        std::string m = scan_chunk(chunks[i]);
+        if (m.empty()) return;
+        messages[i] = std::move(m);
+        size_t cur = first_bad.load();
+        while (i < cur && !first_bad.compare_exchange_weak(cur, i)) {}
+    });
 
     if (first_bad.load() < chunks.size())
         fail(ErrorCode::BadFormat, ckpt.path + ": " + messages[first_bad.load()]);

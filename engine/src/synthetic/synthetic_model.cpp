@@ -1,11 +1,10 @@
 #include "synthetic/synthetic_model.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <thread>
 
 #include "core/error.h"
+#include "model/parallel_for.h"
 #include "model/tensor_slots.h"
 #include "readers/checkpoint_storage.h"
 #include "synthetic/synthetic_vocab.h"
@@ -102,22 +101,13 @@ Checkpoint make_synthetic_checkpoint(const ModelConfig& config, DType dtype, uin
             tasks.push_back({&slot, splitmix64(seed ^ splitmix64(s * 0x100000000ull + uint64_t(b / kChunk))),
                              b, std::min(n, b + kChunk)});
     }
-    std::atomic<size_t> next{0};
-    auto worker = [&] {
-        for (size_t i = next++; i < tasks.size(); i = next++) {
-            const TensorSlot& slot = *tasks[i].slot;
-            if (slot.is_norm)
-                fill(tasks[i], 1.0f, 0.1f);
-            else
-                fill(tasks[i], 0.0f, std::sqrt(3.0f / float(slot.cols)));
-        }
-    };
-    const size_t n_threads =
-        std::min<size_t>(tasks.size(), std::max(1u, std::thread::hardware_concurrency()));
-    std::vector<std::thread> pool;
-    for (size_t t = 1; t < n_threads; ++t) pool.emplace_back(worker);
-    worker();
-    for (std::thread& t : pool) t.join();
+    parallel_for(tasks.size(), [&](size_t i) {
+        const TensorSlot& slot = *tasks[i].slot;
+        if (slot.is_norm)
+            fill(tasks[i], 1.0f, 0.1f);
+        else
+            fill(tasks[i], 0.0f, std::sqrt(3.0f / float(slot.cols)));
+    });
 
     if (tied_classifier) ckpt.weights.output = ckpt.weights.token_embedding;
     ckpt.tokenizer.embedded = make_synthetic_vocab(config.vocab_size);

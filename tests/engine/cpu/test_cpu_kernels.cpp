@@ -202,11 +202,12 @@ private slots:
         }
     }
 
-    // Every item runs exactly once, on a thread index below size(), over many jobs in a row.
+    // Every item runs exactly once, on a thread index below size(), over many jobs in a row of
+    // changing sizes (more threads than cores: workers arrive late, while the next job starts).
     void thread_pool_runs_every_item_once() {
-        for (int n_threads : {1, 2, 3}) {
+        for (int n_threads : {1, 2, 3, 5}) {
             ThreadPool pool(n_threads);
-            for (int job = 0; job < 300; ++job) {
+            for (int job = 0; job < 3000; ++job) {
                 const int n_items = 1 + job % 37;
                 std::vector<std::atomic<int>> runs(static_cast<size_t>(n_items));
                 std::atomic<bool> bad_thread{false};

@@ -52,7 +52,7 @@ void ThreadPool::run(int64_t n_items, Trampoline call, void* fn) {
     n_items_.store(n_items, std::memory_order_relaxed);
     done_items_.store(0, std::memory_order_relaxed);
     const uint32_t job = job_.load(std::memory_order_relaxed) + 1;
-    next_item_.store(uint64_t(job) << 32, std::memory_order_release);
+    unclaimed_.store(uint64_t(job) << 32 | uint64_t(n_items), std::memory_order_release);
     if (!workers_.empty() && n_items > 1) {
         publish(job_, job);
     }
@@ -64,14 +64,15 @@ void ThreadPool::run(int64_t n_items, Trampoline call, void* fn) {
 
 void ThreadPool::work(uint32_t job, int thread) {
     for (;;) {
-        uint64_t next = next_item_.load(std::memory_order_acquire);
+        uint64_t unclaimed = unclaimed_.load(std::memory_order_acquire);
         // An item is claimed only while its job is current, so a late worker never runs an item of
-        // a job it did not see start; and a job cannot end while one of its items is claimed.
-        if (uint32_t(next >> 32) != job || int64_t(next & 0xffffffffu) >= n_items_.load(std::memory_order_relaxed))
-            return;
-        if (!next_item_.compare_exchange_weak(next, next + 1, std::memory_order_acq_rel)) continue;
-        call_(fn_, int64_t(next & 0xffffffffu), thread);
-        if (done_items_.fetch_add(1, std::memory_order_acq_rel) + 1 == uint32_t(n_items_.load(std::memory_order_relaxed))) {
+        // a job it did not see start; and a job cannot end while one of its items is claimed, so
+        // after a claim call_, fn_ and n_items_ are still that job's.
+        if (uint32_t(unclaimed >> 32) != job || (unclaimed & 0xffffffffu) == 0) return;
+        if (!unclaimed_.compare_exchange_weak(unclaimed, unclaimed - 1, std::memory_order_acq_rel)) continue;
+        const int64_t n_items = n_items_.load(std::memory_order_relaxed);
+        call_(fn_, n_items - int64_t(unclaimed & 0xffffffffu), thread);
+        if (done_items_.fetch_add(1, std::memory_order_acq_rel) + 1 == uint32_t(n_items)) {
             { std::lock_guard<std::mutex> lock(sleep_mutex_); }  // a sleeping caller sees the count or the notify
             sleep_.notify_all();
         }

@@ -46,9 +46,9 @@ private:
     // the current job, written before job_ is published
     Trampoline call_ = nullptr;
     void* fn_ = nullptr;
-    std::atomic<int64_t> n_items_{0};  // atomic: a late worker may read it as the next job starts
+    std::atomic<int64_t> n_items_{0};
     alignas(64) std::atomic<uint32_t> job_{0};        // id of the current job; bumped to start one
-    alignas(64) std::atomic<uint64_t> next_item_{0};  // (job id << 32) | next unclaimed item
+    alignas(64) std::atomic<uint64_t> unclaimed_{0};  // (job id << 32) | items not yet claimed
     alignas(64) std::atomic<uint32_t> done_items_{0};
     std::atomic<bool> stop_{false};
     std::mutex sleep_mutex_;
