@@ -10,6 +10,7 @@
 #include "cli_options.h"
 #include "core/error.h"
 #include "core/exception_status.h"
+#include "readers/tokenizer_locator.h"
 #include "tokenizer/tokenizer.h"
 
 using namespace llamadesk;
@@ -78,7 +79,7 @@ void run_tokenize(const cli::Options& o) {
         check(engine.load(o.load));
         check(engine.tokenize(o.text, true, &ids));
     } else {
-        ids = Tokenizer::from_file(o.load.tokenizer_path)->encode(o.text, true);
+        ids = Tokenizer::from_source(tokenizer_from_path(o.load.tokenizer_path))->encode(o.text, true);
     }
     for (size_t i = 0; i < ids.size(); ++i) std::printf(i ? " %d" : "%d", ids[i]);
     std::printf("\n");
