@@ -52,7 +52,7 @@ public:
     void start(const QString& modelPath, const QString& tokenizer = {});
 
     Q_INVOKABLE void dismissError();
-    Q_INVOKABLE void showError(const QString& message);
+    void showError(const QString& message);
 
 signals:
     void errorChanged();

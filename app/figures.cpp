@@ -2,6 +2,11 @@
 
 using namespace llamadesk;
 
+Figures::Figures(QObject* parent) : QObject(parent) {
+    ticker_.setInterval(kTickMs);
+    connect(&ticker_, &QTimer::timeout, this, &Figures::tick);
+}
+
 void Figures::setCurrentConversation(const QString& key) {
     current_ = key;
     conversation_ = ConversationStats{};  // until the worker reports this conversation's figures
@@ -10,8 +15,19 @@ void Figures::setCurrentConversation(const QString& key) {
 
 void Figures::onGenerationStarted(const QString&) {
     generation_ = GenerationStats{};
+    decode_tokens_per_s_ = 0;
     series_.clear();
     updates_ = 0;
+    since_update_.start();
+    ticker_.start();
+    emit generationChanged();
+}
+
+void Figures::tick() {
+    if (since_update_.elapsed() < kTickMs || generation_.generated_tokens < 2)
+        return;  // the engine's own figure is recent enough, or decoding has not started
+    const double ms = generation_.decode_ms + double(since_update_.elapsed());
+    decode_tokens_per_s_ = 1000.0 * (generation_.generated_tokens - 1) / ms;
     emit generationChanged();
 }
 
@@ -26,6 +42,8 @@ void Figures::take(const QString& key, const GenerationStats& stats) {
             series_.removeFirst();
     }
     generation_ = stats;
+    decode_tokens_per_s_ = stats.decode_tokens_per_s;
+    since_update_.restart();
     ++updates_;
     emit generationChanged();
     if (key == current_) {
@@ -40,6 +58,7 @@ void Figures::onTokenGenerated(const QString& key, const QString&, const Generat
 }
 
 void Figures::onGenerationFinished(const QString& key, const GenerationResult& result, int) {
+    ticker_.stop();
     if (result.stats.generated_tokens > 0 || result.stats.prompt_tokens > 0)
         take(key, result.stats);
 }

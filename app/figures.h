@@ -2,7 +2,9 @@
 // prefill speed, the current conversation's cache occupancy and the shared pool's.
 #pragma once
 
+#include <QElapsedTimer>
 #include <QObject>
+#include <QTimer>
 #include <QVariantList>
 #include <QtQml/qqmlregistration.h>
 
@@ -28,9 +30,9 @@ class Figures : public QObject {
     Q_PROPERTY(double poolMiBTotal READ poolMiBTotal NOTIFY occupancyChanged)
     Q_PROPERTY(double evictions READ evictions NOTIFY occupancyChanged)
 public:
-    using QObject::QObject;
+    explicit Figures(QObject* parent = nullptr);
 
-    double decodeTokensPerSecond() const { return generation_.decode_tokens_per_s; }
+    double decodeTokensPerSecond() const { return decode_tokens_per_s_; }
     double prefillTokensPerSecond() const { return generation_.prefill_tokens_per_s; }
     double timeToFirstTokenMs() const { return generation_.time_to_first_token_ms; }
     int promptTokens() const { return generation_.prompt_tokens; }
@@ -62,6 +64,14 @@ signals:
 
 private:
     void take(const QString& key, const llamadesk::GenerationStats& stats);
+    void tick();
+
+    // A slow model (one token every few hundred ms) still shows its speed moving at least
+    // kTickMs apart: between tokens the rate is the tokens so far over the time so far.
+    static constexpr int kTickMs = 200;
+    QTimer ticker_;
+    QElapsedTimer since_update_;
+    double decode_tokens_per_s_ = 0;
 
     static constexpr int kMaxSeries = 240;
     QString current_;

@@ -14,19 +14,13 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
     case TextRole: return m.text;
     case StreamingRole: return m.streaming;
     case StopReasonRole: return m.stop_reason;
-    case TurnRole: {
-        int turn = -1;  // index of the chat turn this message belongs to
-        for (int i = 0; i <= index.row(); ++i)
-            turn += shown_->messages[i].role == Message::Role::User ? 1 : 0;
-        return turn;
-    }
     default: return {};
     }
 }
 
 QHash<int, QByteArray> MessageListModel::roleNames() const {
     return {{RoleRole, "role"}, {TextRole, "text"}, {StreamingRole, "streaming"},
-            {StopReasonRole, "stopReason"}, {TurnRole, "turn"}};
+            {StopReasonRole, "stopReason"}};
 }
 
 void MessageListModel::show(Conversation* conversation) {

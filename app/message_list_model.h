@@ -13,7 +13,7 @@ class MessageListModel : public QAbstractListModel {
     QML_UNCREATABLE("owned by ChatController")
     Q_PROPERTY(int count READ rowCount NOTIFY countChanged)
 public:
-    enum Roles { RoleRole = Qt::UserRole + 1, TextRole, StreamingRole, StopReasonRole, TurnRole };
+    enum Roles { RoleRole = Qt::UserRole + 1, TextRole, StreamingRole, StopReasonRole };
 
     using QAbstractListModel::QAbstractListModel;
     int rowCount(const QModelIndex& parent = {}) const override;

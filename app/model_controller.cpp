@@ -55,7 +55,6 @@ void ModelController::load(const QString& path, const QString& tokenizer) {
     if (path.isEmpty())
         return;
     ++loads_in_flight_;
-    loading_path_ = path;
     progress_ = 0;
     stage_ = tr("Opening %1").arg(QFileInfo(path).fileName());
     emit loadingChanged();

@@ -28,7 +28,6 @@ class ModelController : public QObject {
     Q_PROPERTY(QString device READ device NOTIFY modelChanged)
     Q_PROPERTY(int threads READ threads NOTIFY modelChanged)
     Q_PROPERTY(bool loading READ loading NOTIFY loadingChanged)
-    Q_PROPERTY(QString loadingPath READ loadingPath NOTIFY loadingChanged)
     Q_PROPERTY(double progress READ progress NOTIFY progressChanged)
     Q_PROPERTY(QString stage READ stage NOTIFY progressChanged)
     Q_PROPERTY(bool needsTokenizer READ needsTokenizer NOTIFY needsTokenizerChanged)
@@ -51,7 +50,6 @@ public:
     QString device() const { return QString::fromStdString(info_.device); }
     int threads() const { return info_.n_threads; }
     bool loading() const { return loads_in_flight_ > 0; }
-    QString loadingPath() const { return loading_path_; }
     double progress() const { return progress_; }
     QString stage() const { return stage_; }
     bool needsTokenizer() const { return !tokenizer_for_.isEmpty(); }
@@ -88,7 +86,6 @@ private:
     llamadesk::ModelInfo info_;
     bool has_model_ = false;
     int loads_in_flight_ = 0;
-    QString loading_path_;
     double progress_ = 0;
     QString stage_;
     QString tokenizer_for_;  // the checkpoint waiting for a tokenizer file

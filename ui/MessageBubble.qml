@@ -77,28 +77,28 @@ Item {
             spacing: 2
             visible: !bubble.streaming && !bubble.editing
             Label {
-                visible: bubble.stopReason === "cancelled" || bubble.stopReason === "context_full"
-                text: bubble.stopReason === "cancelled" ? qsTr("stopped") : qsTr("context full")
+                // Why an answer ended early; an answer that reached its end says nothing.
+                readonly property var notes: ({ "cancelled": qsTr("stopped"), "context full": qsTr("context full"),
+                                                "max tokens": qsTr("token limit reached") })
+                visible: text.length > 0
+                text: notes[bubble.stopReason] || ""
                 color: Theme.muted
                 font.pixelSize: 11
             }
-            ToolButton {
+            ActionButton {
                 text: qsTr("Copy")
-                font.pixelSize: 11
                 onClicked: bubble.copyRequested(bubble.text)
             }
-            ToolButton {
+            ActionButton {
                 visible: bubble.mine
                 enabled: !bubble.busy
                 text: qsTr("Edit")
-                font.pixelSize: 11
                 onClicked: { editArea.text = bubble.text; bubble.editing = true }
             }
-            ToolButton {
+            ActionButton {
                 visible: !bubble.mine && bubble.isLast
                 enabled: !bubble.busy
                 text: qsTr("Regenerate")
-                font.pixelSize: 11
                 onClicked: bubble.regenerateRequested()
             }
         }

@@ -37,10 +37,10 @@ Rectangle {
             }
             Label {
                 visible: header.model.hasModel && !header.model.loading
-                text: qsTr("%1 params · %2 layers · %3/%4 heads (q/kv) · context %5 · %6 · %7")
+                text: qsTr("%1 params · %2 layers · %3/%4 heads (q/kv) · context %5 · %6 %7 · %8")
                       .arg(header.model.parameters).arg(header.model.layers)
                       .arg(header.model.heads).arg(header.model.kvHeads)
-                      .arg(header.model.contextLength).arg(header.model.dtype)
+                      .arg(header.model.contextLength).arg(header.model.format).arg(header.model.dtype)
                       .arg(header.model.device.length > 0 ? header.model.device : header.model.backend)
                 color: Theme.muted
                 font.pixelSize: 12

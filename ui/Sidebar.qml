@@ -83,11 +83,12 @@ Rectangle {
                     }
                 }
 
-                ToolButton {
+                ActionButton {
                     anchors.right: parent.right
                     anchors.verticalCenter: parent.verticalCenter
                     visible: hover.hovered || item.ListView.isCurrentItem
                     text: "⋯"
+                    font.pixelSize: 16
                     palette.buttonText: Theme.sidebarText
                     onClicked: menu.open()
                     Menu {

@@ -22,9 +22,15 @@ Item {
         name: "Window"
         when: windowShown
 
-        function initTestCase() {
+        // Every test needs the reference model; without ../shared each one is skipped.
+        function init() {
             if (modelPath === "")
                 skip("reference data not found: ../shared/models/stories260K (set LLAMADESK_SHARED_DIR)")
+        }
+
+        function initTestCase() {
+            if (modelPath === "")
+                return
             tryCompare(testApp.model, "hasModel", true, 60000)
             testApp.chat.settings.temperature = 0
             testApp.chat.settings.maxNewTokens = 400
@@ -131,6 +137,20 @@ Item {
             verify(testApp.figures.cachedTokens > 0)
             const decode = findChild(view, "decodeFigure")
             verify(decode.value !== "0.0")
+        }
+
+        // Ctrl+N starts a conversation, Esc stops the answer.
+        function test_7_keyboard() {
+            typeAndSend("Hello again")
+            tryCompare(testApp.chat, "generating", false, 60000)
+            const before = testApp.chat.conversations.count
+            keyClick(Qt.Key_N, Qt.ControlModifier)
+            compare(testApp.chat.conversations.count, before + 1)
+            typeAndSend("Once upon a time")
+            verify(testApp.chat.generating)
+            keyClick(Qt.Key_Escape)
+            tryCompare(testApp.chat, "generating", false, 2000)
+            compare(findChild(view, "messageList").itemAtIndex(1).stopReason, "cancelled")
         }
     }
 }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -30,6 +31,9 @@ public:
     // Throws EngineError(OutOfMemory) when it does not fit; the old pool is then kept.
     virtual void allocate_kv_pool(const KvLayout& layout, int n_blocks) = 0;
     virtual int64_t kv_bytes_per_block() const = 0;
+    // Bytes a new KV pool may take on this device: the engine sizes the pool as the smaller of
+    // this and the memory budget. Host memory has no limit here beyond the budget.
+    virtual int64_t kv_memory_available() const { return std::numeric_limits<int64_t>::max(); }
 
     // Runs tokens (positions start_pos .. start_pos + n - 1) through the model: their keys and
     // values are written into the cache slots the block table gives for those positions, and

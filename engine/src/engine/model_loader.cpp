@@ -53,7 +53,9 @@ std::unique_ptr<Backend> make_backend(const LoadParams& params, const Checkpoint
 
 // Default budget: room for kDefaultContextsInPool full contexts, capped at 1 GiB, but never
 // less than one full context so a single conversation can always reach the context length.
-int kv_pool_blocks(const LoadParams& params, const ModelConfig& config, int64_t bytes_per_block) {
+// Either budget is then limited by the free memory of the backend's device.
+int kv_pool_blocks(const LoadParams& params, const ModelConfig& config, int64_t bytes_per_block,
+                   const Backend& backend) {
     const int64_t blocks_per_context = (config.seq_len + params.block_size - 1) / params.block_size;
     int64_t n_blocks = 0;
     if (params.kv_cache_bytes > 0) {
@@ -69,6 +71,11 @@ int kv_pool_blocks(const LoadParams& params, const ModelConfig& config, int64_t 
             std::max(std::min(kDefaultContextsInPool * context_bytes, kDefaultKvCap), context_bytes);
         n_blocks = budget / bytes_per_block;
     }
+    const int64_t device_blocks = backend.kv_memory_available() / bytes_per_block;
+    if (device_blocks < 1)
+        fail(ErrorCode::OutOfMemory, "not enough free memory on " + backend.device_description() +
+                                         " for one KV cache block (" + std::to_string(bytes_per_block) + " bytes)");
+    n_blocks = std::min(n_blocks, device_blocks);
     return int(std::min<int64_t>(n_blocks, std::numeric_limits<int32_t>::max()));
 }
 
@@ -129,7 +136,7 @@ std::unique_ptr<LoadedModel> load_model(const LoadParams& params) {
     const ModelConfig& c = m->checkpoint.config;
     KvLayout layout{c.n_layers, c.n_kv_heads, c.head_dim(), params.block_size};
     const int64_t bytes_per_block = layout.block_elements() * kv_element_bytes(m->backend->kv_dtype());
-    const int n_blocks = kv_pool_blocks(params, c, bytes_per_block);
+    const int n_blocks = kv_pool_blocks(params, c, bytes_per_block, *m->backend);
     m->backend->allocate_kv_pool(layout, n_blocks);
     m->pool = std::make_unique<KvPool>(layout, n_blocks, m->backend->kv_bytes_per_block());
 

@@ -4,6 +4,8 @@
 #include <new>
 #include <thread>
 
+#include <unistd.h>
+
 #include "backends/cpu/matmul.h"
 #include "core/error.h"
 
@@ -48,6 +50,10 @@ void check_weights(const ModelConfig& c, const ModelWeights& w) {
     }
 }
 
+int64_t physical_memory_bytes() {
+    return int64_t(sysconf(_SC_PHYS_PAGES)) * int64_t(sysconf(_SC_PAGESIZE));
+}
+
 int default_threads(int requested) {
     if (requested > 0) return requested;
     return std::max(1, int(std::thread::hardware_concurrency()));
@@ -84,10 +90,16 @@ void CpuBackend::allocate_kv_pool(const KvLayout& layout, int n_blocks) {
         layout.head_dim != config_.head_dim() || layout.block_size <= 0 || n_blocks < 0)
         fail(ErrorCode::InvalidArgument, "KV layout does not match the model");
     const int64_t elements = layout.block_elements() * n_blocks;
+    const int64_t bytes = elements * int64_t(sizeof(float));
+    auto out_of_memory = [&](const std::string& why) {
+        fail(ErrorCode::OutOfMemory, "cannot allocate the KV cache of " + std::to_string(n_blocks) + " blocks (" +
+                                         std::to_string(bytes) + " bytes): " + why);
+    };
+    // Asking for more than the machine has cannot succeed; refuse before trying (an allocator may
+    // otherwise overcommit, or abort under a sanitizer).
+    if (bytes > physical_memory_bytes()) out_of_memory("more than the machine's memory");
     std::unique_ptr<float[]> pool(new (std::nothrow) float[size_t(std::max<int64_t>(elements, 1))]);
-    if (!pool)
-        fail(ErrorCode::OutOfMemory, "cannot allocate the KV cache: " + std::to_string(n_blocks) + " blocks of " +
-                                         std::to_string(layout.block_elements() * 4) + " bytes");
+    if (!pool) out_of_memory("the allocation failed");
     kv_pool_ = std::move(pool);
     layout_ = layout;
     n_pool_blocks_ = n_blocks;

@@ -79,6 +79,14 @@ void CudaBackend::allocate_kv_pool(const KvLayout& layout, int n_blocks) {
     n_pool_blocks_ = n_blocks;
 }
 
+int64_t CudaBackend::kv_memory_available() const {
+    size_t free = 0, total = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    // Headroom for cuBLAS workspaces, graph instances and other processes' growth.
+    const int64_t headroom = std::max<int64_t>(int64_t(512) << 20, int64_t(total / 20));
+    return std::max<int64_t>(0, int64_t(free) - headroom);
+}
+
 void CudaBackend::stage(std::span<const int32_t> tokens, int start_pos, BlockTableView table) {
     const ModelConfig& c = model_.config;
     const int64_t end = int64_t(start_pos) + int64_t(tokens.size());

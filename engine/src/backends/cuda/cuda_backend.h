@@ -42,6 +42,7 @@ public:
 
     void allocate_kv_pool(const KvLayout& layout, int n_blocks) override;
     int64_t kv_bytes_per_block() const override;
+    int64_t kv_memory_available() const override;
 
     void forward(std::span<const int32_t> tokens, int start_pos, BlockTableView table,
                  float* logits, bool all_logits = false) override;

@@ -1,0 +1,13 @@
+// A small text button under a message (Copy, Edit, Regenerate): no frame until hovered.
+import QtQuick
+import QtQuick.Controls
+
+ToolButton {
+    id: button
+    font.pixelSize: 11
+    padding: 4
+    background: Rectangle {
+        radius: 4
+        color: button.down ? Theme.border : button.hovered ? Theme.codeBackground : "transparent"
+    }
+}
