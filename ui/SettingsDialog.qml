@@ -59,6 +59,8 @@ Dialog {
             Layout.fillWidth: true
             Layout.preferredHeight: 70
             wrapMode: TextEdit.Wrap
+            placeholderText: qsTr("e.g. You are a helpful assistant.")
+            background: Rectangle { radius: 6; color: Theme.surface; border.color: Theme.border }
             text: dialog.conversation.systemPrompt
             onEditingFinished: dialog.conversation.systemPrompt = text
         }

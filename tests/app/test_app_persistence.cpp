@@ -1,12 +1,16 @@
 // Conversations on disk: a round trip, a restart that restores the engine's conversation, and
 // saves killed at random moments (a child process saving in a loop) that never leave a torn file.
+#include <cstdio>
+
 #include <QDir>
+#include <QFileInfo>
 #include <QProcess>
 #include <QRandomGenerator>
 #include <QtTest>
 
 #include "app_fixture.h"
 #include "conversation_store.h"
+#include "startup.h"
 #include "test_support.h"
 
 namespace {
@@ -27,8 +31,13 @@ Conversation sample(int version, int n_messages) {
 // The child: saves ever newer versions of one conversation until it is killed.
 int save_loop(const QString& dir) {
     const ConversationStore store(dir);
-    for (int version = 1;; ++version)
+    for (int version = 1;; ++version) {
         store.save(sample(version, 400));
+        if (version == 1) {  // tells the parent that saves are under way
+            std::fputs("saving\n", stdout);
+            std::fflush(stdout);
+        }
+    }
 }
 
 }  // namespace
@@ -86,7 +95,9 @@ private slots:
             QProcess child;
             child.start(QCoreApplication::applicationFilePath(), {"--save-loop", dir.path()});
             QVERIFY(child.waitForStarted());
-            QTest::qWait(int(QRandomGenerator::global()->bounded(5, 60)));
+            // kill at a random moment once saves are under way (start-up time varies with load)
+            QVERIFY(child.waitForReadyRead(30000));
+            QTest::qWait(int(QRandomGenerator::global()->bounded(0, 40)));
             child.kill();  // SIGKILL: no cleanup of any kind
             QVERIFY(child.waitForFinished());
 
@@ -102,6 +113,29 @@ private slots:
               qlonglong(one_save.size()), newer_seen);
         QVERIFY(newer_seen > 0);  // the child really was saving when killed
         QCOMPARE(store.loadAll().size(), 1);  // leftovers of killed saves are not conversations
+    }
+
+    // --model, else the last model used (if it still exists), else $LLAMADESK_MODEL, else the
+    // reference model beside the source tree, else nothing (the welcome screen).
+    void startupModelOrder() {
+        QTemporaryDir dir;
+        AppSettings settings(dir.path() + "/s.ini");
+        const QString last = dir.path() + "/last.gguf";
+        QFile(last).open(QIODevice::WriteOnly);
+        qunsetenv("LLAMADESK_MODEL");
+        const QString bundled = startup_model({}, settings);  // the source tree's ../shared, or ""
+        QCOMPARE(bundled.isEmpty(), !QFileInfo::exists(LLAMADESK_TEST_SOURCE_DIR "/../shared/models/stories260K"));
+
+        qputenv("LLAMADESK_MODEL", "/from/env.gguf");
+        QCOMPARE(startup_model({}, settings), QString("/from/env.gguf"));
+        settings.rememberModel(dir.path() + "/gone.gguf", {});  // no longer on disk: skipped
+        QCOMPARE(startup_model({}, settings), QString("/from/env.gguf"));
+        settings.rememberModel(last, {});
+        QCOMPARE(startup_model({}, settings), last);
+        QCOMPARE(startup_model(parse_startup_options({"llamadesk", "--model", "/cli.bin"}), settings),
+                 QString("/cli.bin"));
+        qunsetenv("LLAMADESK_MODEL");
+        QCOMPARE(settings.recentCheckpoints(), QStringList({last, dir.path() + "/gone.gguf"}));
     }
 
     // After a restart the conversation comes back, and its first follow-up rebuilds the cache
