@@ -139,18 +139,6 @@ void compare_backends(const Checkpoint& ckpt, const CudaBackendOptions& opts, DT
     }
 }
 
-ModelConfig shape(int dim, int hidden, int layers, int heads, int kv_heads, int vocab, int seq) {
-    ModelConfig c;
-    c.dim = dim;
-    c.hidden_dim = hidden;
-    c.n_layers = layers;
-    c.n_heads = heads;
-    c.n_kv_heads = kv_heads;
-    c.vocab_size = vocab;
-    c.seq_len = seq;
-    return c;
-}
-
 }  // namespace
 
 class TestCudaModel : public QObject {
@@ -165,10 +153,10 @@ private slots:
         QTest::addColumn<int>("mode");
         QTest::addColumn<int>("prompt_len");
         const struct { const char* name; ModelConfig c; int prompt; } shapes[] = {
-            {"hd64 rep1", shape(256, 688, 2, 4, 4, 333, 256), 37},
-            {"hd128 rep4", shape(512, 1376, 2, 4, 1, 517, 256), 40},
-            {"hd64 rep8", shape(512, 1000, 3, 8, 1, 1000, 256), 33},
-            {"hd8 rep2 long prompt", shape(64, 172, 2, 8, 4, 512, 1024), 700},  // two prefill chunks
+            {"hd64 rep1", ModelConfig{256, 688, 2, 4, 4, 333, 256}, 37},
+            {"hd128 rep4", ModelConfig{512, 1376, 2, 4, 1, 517, 256}, 40},
+            {"hd64 rep8", ModelConfig{512, 1000, 3, 8, 1, 1000, 256}, 33},
+            {"hd8 rep2 long prompt", ModelConfig{64, 172, 2, 8, 4, 512, 1024}, 700},  // two prefill chunks
         };
         for (const auto& s : shapes) {
             QTest::addRow("%s f32 kept", s.name) << s.c << DType::F32 << int(Mode::F32) << s.prompt;
@@ -192,7 +180,7 @@ private slots:
     // The decode step replayed from a CUDA graph, run eagerly, and through cuBLAS instead of our
     // GEMV: graphs change nothing at all; cuBLAS only the summation order.
     void decode_paths_agree() {
-        const Checkpoint ckpt = make_synthetic_checkpoint(shape(512, 1376, 2, 8, 2, 1000, 128), DType::F16, 3);
+        const Checkpoint ckpt = make_synthetic_checkpoint(ModelConfig{512, 1376, 2, 8, 2, 1000, 128}, DType::F16, 3);
         const ModelConfig& c = ckpt.config;
         auto run = [&](bool graphs, bool cublas) {
             CudaBackendOptions opts;
@@ -215,7 +203,7 @@ private slots:
 
     // decode_and_sample (device argmax, graph) picks the argmax of forward()'s logits.
     void device_greedy_matches_logits() {
-        const Checkpoint ckpt = make_synthetic_checkpoint(shape(256, 688, 2, 4, 2, 777, 128), DType::BF16, 4);
+        const Checkpoint ckpt = make_synthetic_checkpoint(ModelConfig{256, 688, 2, 4, 2, 777, 128}, DType::BF16, 4);
         Session a(make_cuda_backend(ckpt, {}), ckpt.config, 1), b(make_cuda_backend(ckpt, {}), ckpt.config, 1);
         SamplingParams p;
         p.temperature = 0.0f;
@@ -231,7 +219,7 @@ private slots:
     }
 
     void allocation_failure_keeps_the_pool() {
-        const Checkpoint ckpt = make_synthetic_checkpoint(shape(64, 172, 2, 8, 4, 512, 256), DType::F16, 6);
+        const Checkpoint ckpt = make_synthetic_checkpoint(ModelConfig{64, 172, 2, 8, 4, 512, 256}, DType::F16, 6);
         Session s(make_cuda_backend(ckpt, {}), ckpt.config, 1);
         const std::vector<int32_t> prompt = {1, 2, 3};
         const std::vector<float> before = s.forward(prompt, 0, false);

@@ -6,6 +6,7 @@
 
 namespace llamadesk {
 
+// An aggregate: ModelConfig{dim, hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size, seq_len}.
 struct ModelConfig {
     int dim = 0;          // transformer width
     int hidden_dim = 0;   // feed-forward width

@@ -57,22 +57,12 @@ void fill(const FillTask& task, float center, float half_width) {
 }  // namespace
 
 ModelConfig synthetic_config(const std::string& name) {
-    auto make = [](int dim, int hidden, int layers, int heads, int kv_heads, int vocab, int seq) {
-        ModelConfig c;
-        c.dim = dim;
-        c.hidden_dim = hidden;
-        c.n_layers = layers;
-        c.n_heads = heads;
-        c.n_kv_heads = kv_heads;
-        c.vocab_size = vocab;
-        c.seq_len = seq;
-        return c;
-    };
-    if (name == "260K") return make(64, 172, 5, 8, 4, 512, 512);
-    if (name == "15M") return make(288, 768, 6, 6, 6, 32000, 256);
-    if (name == "110M") return make(768, 2048, 12, 12, 12, 32000, 1024);
-    if (name == "110M-gqa") return make(768, 2048, 12, 12, 4, 32000, 1024);
-    if (name == "7B") return make(4096, 11008, 32, 32, 32, 32000, 4096);
+    // ModelConfig{dim, hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size, seq_len}
+    if (name == "260K") return ModelConfig{64, 172, 5, 8, 4, 512, 512};
+    if (name == "15M") return ModelConfig{288, 768, 6, 6, 6, 32000, 256};
+    if (name == "110M") return ModelConfig{768, 2048, 12, 12, 12, 32000, 1024};
+    if (name == "110M-gqa") return ModelConfig{768, 2048, 12, 12, 4, 32000, 1024};
+    if (name == "7B") return ModelConfig{4096, 11008, 32, 32, 32, 32000, 4096};
     fail(ErrorCode::InvalidArgument,
          "unknown synthetic model '" + name + "' (known: 260K, 15M, 110M, 110M-gqa, 7B)");
 }

@@ -118,17 +118,18 @@ void gemv(const float* x, const typename WeightElement<K>::type* w, int64_t ldw,
     }
 }
 
-// Weight rows outside, activation rows inside: a tile of TN weight rows stays in L1 while every
-// TM-row slice of x passes over it. Callers keep n small enough for x to stay in L2.
+// Activation rows outside, weight rows inside: a TM-row slice of x stays in L1 while the weight
+// rows pass over it from L2 (callers give each thread a slice of rows small enough for L2). Per
+// step that streams TN weight vectors (half the bytes for f16) rather than TM activation vectors.
 template <WeightKind K>
 void gemm(const float* x, int64_t ldx, int n, const void* weights, int64_t ldw, int rows, int k,
           float* y, int64_t ldy) {
     const auto* w = static_cast<const typename WeightElement<K>::type*>(weights);
     if (n == 1) return gemv<K>(x, w, ldw, rows, k, y);
-    for (int r = 0; r < rows; r += Simd::TN) {
-        const int rn = rows - r < Simd::TN ? rows - r : Simd::TN;
-        for (int t = 0; t < n; t += Simd::TM) {
-            const int rm = n - t < Simd::TM ? n - t : Simd::TM;
+    for (int t = 0; t < n; t += Simd::TM) {
+        const int rm = n - t < Simd::TM ? n - t : Simd::TM;
+        for (int r = 0; r < rows; r += Simd::TN) {
+            const int rn = rows - r < Simd::TN ? rows - r : Simd::TN;
             gemm_edge<K, Simd::TM>(rm, rn, x + t * ldx, ldx, w + r * ldw, ldw, k, y + t * ldy + r, ldy);
         }
     }

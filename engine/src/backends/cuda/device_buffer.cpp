@@ -13,38 +13,34 @@ std::string mib(size_t bytes) {
     return s;
 }
 
-DeviceBuffer::DeviceBuffer(size_t bytes, const std::string& what) : bytes_(bytes) {
+template <Memory kind>
+CudaBytes<kind>::CudaBytes(size_t bytes, const std::string& what) : bytes_(bytes) {
     if (bytes == 0) return;
-    const cudaError_t err = cudaMalloc(&ptr_, bytes);
+    const cudaError_t err = kind == Memory::Device ? cudaMalloc(&ptr_, bytes)
+                                                   : cudaHostAlloc(&ptr_, bytes, cudaHostAllocDefault);
     if (err == cudaErrorMemoryAllocation) {
         cudaGetLastError();
+        ptr_ = nullptr;
+        if (kind == Memory::Pinned)
+            fail(ErrorCode::OutOfMemory, "not enough page-locked host memory for " + what + ": needs " + mib(bytes));
         size_t free = 0, total = 0;
         cudaMemGetInfo(&free, &total);
-        ptr_ = nullptr;
         fail(ErrorCode::OutOfMemory, "not enough GPU memory for " + what + ": needs " + mib(bytes) +
                                          ", " + mib(free) + " free of " + mib(total));
     }
     CUDA_CHECK(err);
 }
 
-DeviceBuffer::~DeviceBuffer() {
-    if (ptr_) cudaFree(ptr_);
+template <Memory kind>
+CudaBytes<kind>::~CudaBytes() {
+    if (!ptr_) return;
+    if (kind == Memory::Device)
+        cudaFree(ptr_);
+    else
+        cudaFreeHost(ptr_);
 }
 
-PinnedBuffer::PinnedBuffer(size_t bytes, const std::string& what) : bytes_(bytes) {
-    if (bytes == 0) return;
-    const cudaError_t err = cudaHostAlloc(&ptr_, bytes, cudaHostAllocDefault);
-    if (err == cudaErrorMemoryAllocation) {
-        cudaGetLastError();
-        ptr_ = nullptr;
-        fail(ErrorCode::OutOfMemory, "not enough page-locked host memory for " + what + ": needs " +
-                                         mib(bytes));
-    }
-    CUDA_CHECK(err);
-}
-
-PinnedBuffer::~PinnedBuffer() {
-    if (ptr_) cudaFreeHost(ptr_);
-}
+template class CudaBytes<Memory::Device>;
+template class CudaBytes<Memory::Pinned>;
 
 }  // namespace llamadesk::cuda

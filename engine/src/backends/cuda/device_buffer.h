@@ -7,14 +7,19 @@
 
 namespace llamadesk::cuda {
 
-// cudaMalloc'd bytes; throws EngineError(OutOfMemory) naming `what`, the size and the free memory.
-class DeviceBuffer {
+enum class Memory { Device, Pinned };
+
+// Owns bytes of device memory (cudaMalloc) or page-locked host memory (cudaHostAlloc, so copies
+// to and from the device are asynchronous and capturable). Throws EngineError(OutOfMemory)
+// naming `what`, the size and, for the device, the free memory.
+template <Memory kind>
+class CudaBytes {
 public:
-    DeviceBuffer() = default;
-    DeviceBuffer(size_t bytes, const std::string& what);
-    ~DeviceBuffer();
-    DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(o.bytes_) {}
-    DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    CudaBytes() = default;
+    CudaBytes(size_t bytes, const std::string& what);
+    ~CudaBytes();
+    CudaBytes(CudaBytes&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(o.bytes_) {}
+    CudaBytes& operator=(CudaBytes&& o) noexcept {
         std::swap(ptr_, o.ptr_);
         std::swap(bytes_, o.bytes_);
         return *this;
@@ -29,27 +34,8 @@ private:
     size_t bytes_ = 0;
 };
 
-// cudaHostAlloc'd bytes, so copies to and from the device are asynchronous and capturable.
-class PinnedBuffer {
-public:
-    PinnedBuffer() = default;
-    PinnedBuffer(size_t bytes, const std::string& what);
-    ~PinnedBuffer();
-    PinnedBuffer(PinnedBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(o.bytes_) {}
-    PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
-        std::swap(ptr_, o.ptr_);
-        std::swap(bytes_, o.bytes_);
-        return *this;
-    }
-
-    void* get() const { return ptr_; }
-    template <typename T> T* as() const { return static_cast<T*>(ptr_); }
-    size_t bytes() const { return bytes_; }
-
-private:
-    void* ptr_ = nullptr;
-    size_t bytes_ = 0;
-};
+using DeviceBuffer = CudaBytes<Memory::Device>;
+using PinnedBuffer = CudaBytes<Memory::Pinned>;
 
 std::string mib(size_t bytes);  // "123.4 MiB"
 
