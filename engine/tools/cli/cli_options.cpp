@@ -35,7 +35,7 @@ const char* usage() {
            "       llamadesk-cli (--model PATH | --tokenizer PATH) --tokenize TEXT\n"
            "\n"
            "  --model PATH          checkpoint file (.bin, .gguf) or a folder holding one\n"
-           "  --tokenizer PATH      SentencePiece tokenizer.model (default: the model's own, or one beside it)\n"
+           "  --tokenizer PATH      SentencePiece tokenizer.model or a GGUF vocabulary (default: the model's own, or one beside it)\n"
            "  --prompt TEXT         complete TEXT; stdout gets TEXT followed by the generated text\n"
            "  --chat                interactive Llama 2 chat (default); /new starts over, /quit or EOF ends\n"
            "  --tokenize TEXT       print the token ids the model sees for TEXT (BOS first)\n"
