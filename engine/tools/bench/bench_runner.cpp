@@ -1,7 +1,8 @@
 #include "bench_runner.h"
 
+#include "bench_clock.h"
+
 #include <algorithm>
-#include <ctime>
 #include <numeric>
 #include <random>
 
@@ -10,12 +11,6 @@ namespace llamadesk::bench {
 namespace {
 
 constexpr int kBlockSize = 16;
-
-double now_seconds(bool cpu_time) {
-    timespec ts;
-    clock_gettime(cpu_time ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
-    return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
-}
 
 template <class F>
 double median_seconds(int repeats, bool cpu_time, F&& run) {
@@ -58,7 +53,7 @@ BenchResults run_benchmarks(Backend& backend, const Checkpoint& ckpt, const Benc
     run(0, std::min(c.seq_len, 16));  // warm up: fault in the weights
     for (int n : plan.prefill_tokens) {
         if (n > c.seq_len) continue;
-        const double s = median_seconds(std::max(1, plan.repeats / 2), plan.cpu_time, [&] { run(0, n); });
+        const double s = median_seconds(plan.repeats, plan.cpu_time, [&] { run(0, n); });
         results.prefill.push_back({n, n / s});
     }
 
@@ -75,7 +70,7 @@ BenchResults run_benchmarks(Backend& backend, const Checkpoint& ckpt, const Benc
             for (int i = 0; i < plan.decode_tokens; ++i) run(pos + i, 1);
         });
         const double per_token = s / plan.decode_tokens;
-        const double no_cache = median_seconds(std::max(1, plan.repeats / 2), plan.cpu_time, [&] { run(0, pos + 1); });
+        const double no_cache = median_seconds(std::min(plan.repeats, 3), plan.cpu_time, [&] { run(0, pos + 1); });
         results.decode.push_back({pos, 1.0 / per_token, per_token * 1e3, no_cache * 1e3, weight_bytes / per_token});
     }
     return results;

@@ -83,7 +83,7 @@ class LlamaCpp:
 
     def prefill_tokens_per_s(self, n, repeats):
         times = []
-        for _ in range(max(1, repeats // 2) + 1):  # the first run warms up and is dropped
+        for _ in range(repeats + 1):  # the first run warms up and is dropped
             self.forget_from(0)
             t = self.clock()
             self.decode(0, n)

@@ -2,8 +2,10 @@
 // shape), decode with and without the KV cache, and weight bytes streamed per second against the
 // memory read bandwidth measured in the same run. --write-gguf saves the synthetic model so another
 // program (llama.cpp, see compare_llamacpp.py) can time the very same weights.
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <thread>
 
@@ -175,7 +177,7 @@ int main(int argc, char** argv) {
         }
         const int threads = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
         std::unique_ptr<Backend> backend = make_backend(o, ckpt);
-        const double bandwidth = o.backend == "cuda" ? cuda_copy_bandwidth() : bench::measure_read_bandwidth(threads);
+        const double bandwidth = o.backend == "cuda" ? cuda_copy_bandwidth() : bench::measure_read_bandwidth(threads, o.plan.cpu_time);
         const bench::BenchResults results = bench::run_benchmarks(*backend, ckpt, o.plan);
         (o.json ? print_json : print_text)(o, ckpt, *backend, bandwidth, results, threads);
         return 0;

@@ -7,6 +7,7 @@
 namespace llamadesk::bench {
 
 // Bytes per second read by n_threads threads, the median of `repeats` passes over `bytes` bytes.
-double measure_read_bandwidth(int n_threads, long long bytes = 1ll << 30, int repeats = 5);
+// cpu_time: time by the process's CPU time per thread instead of the wall clock.
+double measure_read_bandwidth(int n_threads, bool cpu_time = false, long long bytes = 1ll << 30, int repeats = 5);
 
 }  // namespace llamadesk::bench

@@ -15,6 +15,7 @@
 #include "backends/cpu/cpu_backend.h"
 #include "core/error.h"
 #include "reference_transformer.h"
+#include "test_support.h"
 #include "synthetic/synthetic_model.h"
 
 using namespace llamadesk;
@@ -22,18 +23,6 @@ using namespace llamadesk::cpu;
 using llamadesk::test::ReferenceTransformer;
 
 namespace {
-
-ModelConfig shape(int dim, int hidden, int layers, int heads, int kv_heads, int vocab, int seq_len) {
-    ModelConfig c;
-    c.dim = dim;
-    c.hidden_dim = hidden;
-    c.n_layers = layers;
-    c.n_heads = heads;
-    c.n_kv_heads = kv_heads;
-    c.vocab_size = vocab;
-    c.seq_len = seq_len;
-    return c;
-}
 
 struct Shape {
     const char* name;
@@ -44,11 +33,11 @@ struct Shape {
 
 // n_rep 1, 2, 4; head_dim 6 to 128; widths that are not multiples of the vector or tile sizes
 const Shape kShapes[] = {
-    {"rep1_hd8", shape(64, 100, 2, 8, 8, 50, 48), 16, true},
-    {"rep2_hd16", shape(96, 131, 2, 6, 3, 61, 48), 3, true},
-    {"rep4_hd40_untied", shape(160, 170, 2, 4, 1, 70, 48), 1, false},
-    {"rep1_hd128", shape(256, 300, 1, 2, 2, 33, 48), 5, true},
-    {"rep4_hd12", shape(144, 77, 2, 12, 3, 29, 48), 4, true},
+    {"rep1_hd8", ModelConfig{64, 100, 2, 8, 8, 50, 48}, 16, true},
+    {"rep2_hd16", ModelConfig{96, 131, 2, 6, 3, 61, 48}, 3, true},
+    {"rep4_hd40_untied", ModelConfig{160, 170, 2, 4, 1, 70, 48}, 1, false},
+    {"rep1_hd128", ModelConfig{256, 300, 1, 2, 2, 33, 48}, 5, true},
+    {"rep4_hd12", ModelConfig{144, 77, 2, 12, 3, 29, 48}, 4, true},
 };
 
 std::vector<int32_t> random_tokens(int n, int vocab, uint32_t seed) {
@@ -172,7 +161,7 @@ private slots:
 
     // A prompt longer than the backend's batch runs in chunks, each reading the ones before.
     void long_prompt_runs_in_chunks() {
-        const Shape s{"long", shape(48, 64, 2, 4, 2, 40, 700), 16, true};
+        const Shape s{"long", ModelConfig{48, 64, 2, 4, 2, 40, 700}, 16, true};
         Fixture f(s, DType::F32, best_kernels(), 2, 1);
         const int n = 650;
         QVERIFY(n > f.backend->max_batch());
@@ -183,6 +172,34 @@ private slots:
         for (int pos = 0; pos < n; ++pos)
             compare_logits(batched.data() + size_t(pos) * f.vocab(), reference.forward(tokens[size_t(pos)], pos), 1e-4,
                            "chunked prefill vs reference", pos);
+    }
+
+    // A real trained model (grouped-query attention, 2 query heads per kv head), read from both of
+    // its files: the backend matches the reference at every step.
+    void stories260k_matches_reference_data() {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("bin") << QStringLiteral("models/stories260K/stories260K.bin");
+        QTest::newRow("gguf") << QStringLiteral("models/stories260K/stories260K.gguf");
+    }
+    void stories260k_matches_reference() {
+        QFETCH(QString, file);
+        LLAMADESK_REQUIRE_SHARED(path, file);
+        const Checkpoint ckpt = open_checkpoint(path.toStdString());
+        CpuBackendOptions opts;
+        opts.n_threads = 2;
+        CpuBackend backend(ckpt, opts);
+        const ModelConfig& c = ckpt.config;
+        const KvLayout layout{c.n_layers, c.n_kv_heads, c.head_dim(), 16};
+        std::vector<int32_t> table(4);
+        std::iota(table.begin(), table.end(), 0);
+        backend.allocate_kv_pool(layout, int(table.size()));
+        ReferenceTransformer reference(ckpt);
+        const std::vector<int32_t> tokens = random_tokens(64, c.vocab_size, 8);
+        std::vector<float> logits(size_t(c.vocab_size));
+        for (int pos = 0; pos < int(tokens.size()); ++pos) {
+            backend.forward({&tokens[size_t(pos)], 1}, pos, {table.data(), int(table.size())}, logits.data());
+            compare_logits(logits.data(), reference.forward(tokens[size_t(pos)], pos), 1e-4, "stories260K", pos);
+        }
     }
 
     void thread_counts_agree() {

@@ -150,7 +150,7 @@ void CpuBackend::forward_batch(std::span<const int32_t> tokens, int start_pos, B
     embed(weights_.token_embedding, tokens, x_.data());
     for (int l = 0; l < c.n_layers; ++l) {
         const LayerWeights& w = weights_.layers[size_t(l)];
-        rmsnorm(kernels_, x_.data(), norms_[size_t(l)].attention.data(), n, dim, c.norm_eps, xb_.data());
+        rmsnorm(pool_, kernels_, x_.data(), norms_[size_t(l)].attention.data(), n, dim, c.norm_eps, xb_.data());
         const Matmul qkv[] = {{xb_.data(), dim, &w.wq, q_.data(), dim},
                               {xb_.data(), dim, &w.wk, k_.data(), kv_dim},
                               {xb_.data(), dim, &w.wv, v_.data(), kv_dim}};
@@ -162,11 +162,11 @@ void CpuBackend::forward_batch(std::span<const int32_t> tokens, int start_pos, B
         matmul(pool_, kernels_, n, {att_.data(), dim, &w.wo, xb_.data(), dim});
         add_in_place(x_.data(), xb_.data(), int64_t(n) * dim);
 
-        rmsnorm(kernels_, x_.data(), norms_[size_t(l)].ffn.data(), n, dim, c.norm_eps, xb_.data());
+        rmsnorm(pool_, kernels_, x_.data(), norms_[size_t(l)].ffn.data(), n, dim, c.norm_eps, xb_.data());
         const Matmul gate_up[] = {{xb_.data(), dim, &w.w1, hb_.data(), hidden},
                                   {xb_.data(), dim, &w.w3, hb2_.data(), hidden}};
         matmuls(pool_, kernels_, n, gate_up);
-        kernels_.swiglu(hb_.data(), hb2_.data(), int64_t(n) * hidden);
+        swiglu(pool_, kernels_, hb_.data(), hb2_.data(), n, hidden);
         matmul(pool_, kernels_, n, {hb_.data(), hidden, &w.w2, xb_.data(), dim});
         add_in_place(x_.data(), xb_.data(), int64_t(n) * dim);
     }
@@ -174,7 +174,7 @@ void CpuBackend::forward_batch(std::span<const int32_t> tokens, int start_pos, B
 
     const int first = all_logits ? 0 : n - 1;  // rows whose logits are wanted
     float* xf = xb_.data() + int64_t(first) * dim;
-    rmsnorm(kernels_, x_.data() + int64_t(first) * dim, final_norm_.data(), n - first, dim, c.norm_eps, xf);
+    rmsnorm(pool_, kernels_, x_.data() + int64_t(first) * dim, final_norm_.data(), n - first, dim, c.norm_eps, xf);
     matmul(pool_, kernels_, n - first, {xf, dim, &weights_.output, logits, c.vocab_size});
 }
 

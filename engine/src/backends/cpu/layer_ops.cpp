@@ -1,5 +1,6 @@
 #include "backends/cpu/layer_ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -13,14 +14,36 @@ void embed(const TensorView& token_embedding, std::span<const int32_t> tokens, f
     }
 }
 
-void rmsnorm(const Kernels& kernels, const float* x, const float* weight, int n, int dim, float eps,
-             float* out) {
-    for (int t = 0; t < n; ++t) {
-        const float* xt = x + int64_t(t) * dim;
-        float* ot = out + int64_t(t) * dim;
-        const float inv_rms = 1.0f / std::sqrt(kernels.sum_squares(xt, dim) / float(dim) + eps);
-        for (int i = 0; i < dim; ++i) ot[i] = xt[i] * inv_rms * weight[i];
-    }
+namespace {
+
+// Calls fn(first_token, n_tokens) over [0, n) in parallel slices of a few tokens.
+template <class F>
+void for_token_slices(ThreadPool& pool, int n, F&& fn) {
+    constexpr int kSlice = 8;
+    pool.parallel_for((n + kSlice - 1) / kSlice, [&](int64_t slice, int) {
+        const int t0 = int(slice) * kSlice;
+        fn(t0, std::min(kSlice, n - t0));
+    });
+}
+
+}  // namespace
+
+void rmsnorm(ThreadPool& pool, const Kernels& kernels, const float* x, const float* weight, int n, int dim,
+             float eps, float* out) {
+    for_token_slices(pool, n, [&](int t0, int count) {
+        for (int t = t0; t < t0 + count; ++t) {
+            const float* xt = x + int64_t(t) * dim;
+            float* ot = out + int64_t(t) * dim;
+            const float inv_rms = 1.0f / std::sqrt(kernels.sum_squares(xt, dim) / float(dim) + eps);
+            for (int i = 0; i < dim; ++i) ot[i] = xt[i] * inv_rms * weight[i];
+        }
+    });
+}
+
+void swiglu(ThreadPool& pool, const Kernels& kernels, float* gate, const float* up, int n, int hidden) {
+    for_token_slices(pool, n, [&](int t0, int count) {
+        kernels.swiglu(gate + int64_t(t0) * hidden, up + int64_t(t0) * hidden, int64_t(count) * hidden);
+    });
 }
 
 void add_in_place(float* x, const float* y, int64_t count) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backends/cpu/kernels.h"
+#include "backends/cpu/thread_pool.h"
 #include "cache/kv_layout.h"
 #include "model/checkpoint.h"
 
@@ -15,9 +16,12 @@ namespace llamadesk::cpu {
 // x (n, dim) = rows of the embedding table, widened to f32
 void embed(const TensorView& token_embedding, std::span<const int32_t> tokens, float* x);
 
-// out (n, dim) = x / sqrt(mean(x^2) + eps) * weight; out may equal x
-void rmsnorm(const Kernels& kernels, const float* x, const float* weight, int n, int dim, float eps,
-             float* out);
+// out (n, dim) = x / sqrt(mean(x^2) + eps) * weight; out may equal x. Tokens run in parallel.
+void rmsnorm(ThreadPool& pool, const Kernels& kernels, const float* x, const float* weight, int n, int dim,
+             float eps, float* out);
+
+// gate (n, hidden) = silu(gate) * up (SwiGLU). Tokens run in parallel.
+void swiglu(ThreadPool& pool, const Kernels& kernels, float* gate, const float* up, int n, int hidden);
 
 // x (n, dim) += y (n, dim)
 void add_in_place(float* x, const float* y, int64_t count);
