@@ -17,24 +17,22 @@ template <> __device__ __forceinline__ float dot16<float>(int4 a, int4 b) {
     return __int_as_float(a.x) * __int_as_float(b.x) + __int_as_float(a.y) * __int_as_float(b.y) +
            __int_as_float(a.z) * __int_as_float(b.z) + __int_as_float(a.w) * __int_as_float(b.w);
 }
-template <> __device__ __forceinline__ float dot16<__half>(int4 a, int4 b) {
-    const __half2* w = reinterpret_cast<const __half2*>(&a);
-    const __half2* x = reinterpret_cast<const __half2*>(&b);
+
+template <typename T> struct Pair;  // two values of a 16-bit type
+template <> struct Pair<__half> { using type = __half2; };
+template <> struct Pair<__nv_bfloat16> { using type = __nv_bfloat162; };
+__device__ __forceinline__ float2 widen(__half2 v) { return __half22float2(v); }
+__device__ __forceinline__ float2 widen(__nv_bfloat162 v) { return __bfloat1622float2(v); }
+
+// F16 and BF16: eight 16-bit values, widened pairwise
+template <typename T> __device__ __forceinline__ float dot16(int4 a, int4 b) {
+    using T2 = typename Pair<T>::type;
+    const T2* w = reinterpret_cast<const T2*>(&a);
+    const T2* x = reinterpret_cast<const T2*>(&b);
     float s = 0.0f;
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-        const float2 wf = __half22float2(w[i]), xf = __half22float2(x[i]);
-        s += wf.x * xf.x + wf.y * xf.y;
-    }
-    return s;
-}
-template <> __device__ __forceinline__ float dot16<__nv_bfloat16>(int4 a, int4 b) {
-    const __nv_bfloat162* w = reinterpret_cast<const __nv_bfloat162*>(&a);
-    const __nv_bfloat162* x = reinterpret_cast<const __nv_bfloat162*>(&b);
-    float s = 0.0f;
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-        const float2 wf = __bfloat1622float2(w[i]), xf = __bfloat1622float2(x[i]);
+        const float2 wf = widen(w[i]), xf = widen(x[i]);
         s += wf.x * xf.x + wf.y * xf.y;
     }
     return s;
