@@ -88,7 +88,8 @@ private slots:
         const HostTensor x = random_tensor(size_t(n) * dim, DType::F32, rng_, 3.0f);
         const HostTensor w = random_tensor(size_t(dim), DType::F32, rng_);
         std::vector<float> expected(x.values.size());
-        cpu::rmsnorm(cpu::best_kernels(), x.values.data(), w.values.data(), n, dim, 1e-5f, expected.data());
+        cpu::ThreadPool threads(1);
+        cpu::rmsnorm(threads, cpu::best_kernels(), x.values.data(), w.values.data(), n, dim, 1e-5f, expected.data());
 
         auto d_x = upload(x.values);
         auto d_w = upload(w.values);
