@@ -43,6 +43,8 @@ enum class BackendKind { Auto, Cpu, Cuda };
 struct LoadParams {
     std::string model_path;      // a checkpoint file, or a folder holding one
     std::string tokenizer_path;  // empty: the checkpoint's own vocabulary, or tokenizer.model beside it
+    // Auto: CUDA when a usable GPU is present, else the CPU. When CUDA is unavailable or fails to
+    // load (even if asked for), the CPU backend is used and ModelInfo::device says why.
     BackendKind backend = BackendKind::Auto;
     int n_threads = 0;           // CPU threads; 0: all cores
     int64_t kv_cache_bytes = 0;  // memory budget of the KV pool; 0: default
