@@ -57,14 +57,7 @@ class TestCudaSampling : public QObject {
     // one device draw; logits are uploaded fresh since the kernel modifies them
     int32_t device_sample(const std::vector<float>& logits, const SamplingParams& p,
                           const std::vector<int32_t>& recent, double uniform) {
-        cuda::DeviceSampling s;
-        s.temperature = p.temperature;
-        s.top_k = p.top_k;
-        s.top_p = p.top_p;
-        s.min_p = p.min_p;
-        s.repeat_penalty = p.repeat_penalty;
-        s.n_recent = int32_t(recent.size());
-        s.uniform = uniform;
+        const cuda::DeviceSampling s = cuda::device_sampling(p, int32_t(recent.size()), uniform);
         auto d_logits = upload(logits);
         auto d_params = upload(&s, sizeof s);
         auto d_recent = upload(recent.empty() ? std::vector<int32_t>{0} : recent);

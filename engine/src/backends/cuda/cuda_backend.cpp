@@ -202,16 +202,11 @@ int32_t CudaBackend::decode_and_sample(int32_t token, int pos, BlockTableView ta
 
     const cudaStream_t st = stream_->get();
     stage(std::span<const int32_t>(&token, 1), pos, table);
-    DeviceSampling& s = steps_.sampling();
-    s.temperature = p.temperature;
-    s.top_k = p.top_k;
-    s.top_p = p.top_p;
-    s.min_p = p.min_p;
-    s.repeat_penalty = p.repeat_penalty;
-    s.n_recent = int32_t(recent_tokens.size());
-    std::copy(recent_tokens.begin(), recent_tokens.end(), steps_.recent());
     // one draw per sampled token, as the host sampler makes
-    s.uniform = p.temperature > 0.0f ? double(sampler.next_random() >> 11) * (1.0 / 9007199254740992.0) : 0.0;
+    const double uniform =
+        p.temperature > 0.0f ? double(sampler.next_random() >> 11) * (1.0 / 9007199254740992.0) : 0.0;
+    steps_.sampling() = device_sampling(p, int32_t(recent_tokens.size()), uniform);
+    std::copy(recent_tokens.begin(), recent_tokens.end(), steps_.recent());
     steps_.upload(st);
     auto step = [&] {
         enqueue_forward(1, 1);

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "cache/kv_layout.h"
+#include "llamadesk/engine.h"
 #include "model/dtype.h"
 
 namespace llamadesk::cuda {
@@ -73,6 +74,10 @@ struct DeviceSampling {
     int32_t n_recent = 0;      // entries of `recent` the penalty applies to
     double uniform = 0.0;      // in [0, 1), drawn by the host sampler's RNG
 };
+
+inline DeviceSampling device_sampling(const SamplingParams& p, int32_t n_recent, double uniform) {
+    return {p.temperature, p.top_k, p.top_p, p.min_p, p.repeat_penalty, n_recent, uniform};
+}
 
 // Chooses one token from logits (vocab) F32, which it modifies (penalty, temperature), and
 // writes its id to *token. One block; the vocabulary is read a few dozen times.
