@@ -1,5 +1,6 @@
 #include "app_context.h"
 
+#include <QCoreApplication>
 #include <QStandardPaths>
 
 AppPaths AppPaths::standard() {
@@ -11,7 +12,7 @@ AppContext::AppContext(const AppPaths& paths, QObject* parent)
       settings_(std::make_unique<AppSettings>(paths.settings_file)),
       chat_(std::make_unique<ChatController>(paths.data_dir, &settings_->store(), &cancel_)),
       model_(std::make_unique<ModelController>(settings_.get())),
-      figures_(std::make_unique<Figures>()),
+      figures_(std::make_unique<Figures>(chat_->conversations())),
       inspector_(std::make_unique<CacheInspectorModel>()),
       worker_(std::make_unique<InferenceWorker>(&cancel_)),
       saver_(std::make_unique<ConversationSaver>(paths.data_dir)) {
@@ -29,6 +30,9 @@ AppContext::~AppContext() {
     cancel_.store(true);  // an answer in progress ends at its next token
     thread_.quit();
     thread_.wait();
+    // What the worker said last (the stopped answer's end) is delivered, so it is saved.
+    QCoreApplication::sendPostedEvents(chat_.get());
+    chat_->shutdown();
     worker_.reset();      // its thread has finished: nothing else can touch it now
     // Saves already asked for are written before we go: this call queues behind them.
     QMetaObject::invokeMethod(saver_.get(), [] {}, Qt::BlockingQueuedConnection);
@@ -46,22 +50,26 @@ void AppContext::wire() {
     // Requests: GUI thread -> worker thread.
     connect(model, &ModelController::requestLoad, w, &InferenceWorker::loadModel, q);
     connect(chat, &ChatController::requestGenerate, w, &InferenceWorker::generate, q);
+    connect(chat, &ChatController::requestContinue, w, &InferenceWorker::continueAnswer, q);
     connect(chat, &ChatController::requestRestore, w, &InferenceWorker::restoreConversation, q);
+    connect(chat, &ChatController::requestFormat, w, &InferenceWorker::setChatFormat, q);
     connect(chat, &ChatController::requestReset, w, &InferenceWorker::resetConversation, q);
     connect(chat, &ChatController::requestDelete, w, &InferenceWorker::deleteConversation, q);
     connect(chat, &ChatController::requestTruncate, w, &InferenceWorker::truncateTurns, q);
     connect(chat, &ChatController::requestDropOldest, w, &InferenceWorker::dropOldestTurns, q);
-    connect(chat, &ChatController::requestInspect, w, &InferenceWorker::inspect, q);
-    connect(chat, &ChatController::requestStats, w, &InferenceWorker::refreshStats, q);
+    connect(chat, &ChatController::requestMeasure, w, &InferenceWorker::measureTurn, q);
+    connect(chat, &ChatController::requestPublish, w, &InferenceWorker::publish, q);
 
     // Results: worker thread -> GUI thread.
     connect(w, &InferenceWorker::loadProgress, model, &ModelController::onLoadProgress, q);
     connect(w, &InferenceWorker::modelLoaded, model, &ModelController::onModelLoaded, q);
     connect(w, &InferenceWorker::modelLoaded, chat, &ChatController::onModelLoaded, q);
+    connect(w, &InferenceWorker::modelLoaded, figures_.get(), &Figures::onModelLoaded, q);
     connect(w, &InferenceWorker::loadFailed, model, &ModelController::onLoadFailed, q);
     connect(w, &InferenceWorker::tokenGenerated, chat, &ChatController::onTokenGenerated, q);
     connect(w, &InferenceWorker::generationFinished, chat, &ChatController::onGenerationFinished, q);
     connect(w, &InferenceWorker::statsChanged, chat, &ChatController::onStatsChanged, q);
+    connect(w, &InferenceWorker::turnMeasured, chat, &ChatController::onTurnMeasured, q);
     connect(w, &InferenceWorker::generationStarted, figures_.get(), &Figures::onGenerationStarted, q);
     connect(w, &InferenceWorker::tokenGenerated, figures_.get(), &Figures::onTokenGenerated, q);
     connect(w, &InferenceWorker::generationFinished, figures_.get(), &Figures::onGenerationFinished, q);
@@ -78,6 +86,7 @@ void AppContext::wire() {
         figures_->setCurrentConversation(chat_->currentId());
         inspector_->setCurrentConversation(chat_->currentId());
     });
+    connect(chat, &ChatController::requestDelete, inspector_.get(), &CacheInspectorModel::forget);
     connect(chat, &ChatController::errorOccurred, this, &AppContext::showError);
     connect(model, &ModelController::errorOccurred, this, &AppContext::showError);
 }

@@ -31,13 +31,21 @@ QVariantList CacheInspectorModel::blockTable() const {
 }
 
 void CacheInspectorModel::setCurrentConversation(const QString& key) {
+    if (key == current_)
+        return;
     current_ = key;
-    onCacheLayout(key, llamadesk::CacheLayout{});
+    showLayout(layouts_.value(key));
 }
 
+void CacheInspectorModel::forget(const QString& key) { layouts_.remove(key); }
+
 void CacheInspectorModel::onCacheLayout(const QString& key, const llamadesk::CacheLayout& layout) {
-    if (key != current_)
-        return;
+    layouts_.insert(key, layout);
+    if (key == current_)
+        showLayout(layout);
+}
+
+void CacheInspectorModel::showLayout(const llamadesk::CacheLayout& layout) {
     beginResetModel();
     layout_ = layout;
     endResetModel();

@@ -1,8 +1,11 @@
 // The KV cache inspector: the current conversation's cache, one row per layer
 // (blocks x block size x kv heads x head dim), with its dtype, device, bytes and block table.
+// The worker publishes every conversation's layout whenever it changes (during an answer too);
+// the last one of each is kept, so switching shows the truth at once.
 #pragma once
 
 #include <QAbstractListModel>
+#include <QHash>
 #include <QVariantList>
 #include <QtQml/qqmlregistration.h>
 
@@ -42,6 +45,7 @@ public:
     QVariantList blockTable() const;  // block ids in position order
 
     void setCurrentConversation(const QString& key);
+    void forget(const QString& key);
 
 public slots:
     void onCacheLayout(const QString& key, const llamadesk::CacheLayout& layout);
@@ -50,6 +54,9 @@ signals:
     void layoutChanged();
 
 private:
+    void showLayout(const llamadesk::CacheLayout& layout);
+
     QString current_;
-    llamadesk::CacheLayout layout_;
+    llamadesk::CacheLayout layout_;  // the current conversation's
+    QHash<QString, llamadesk::CacheLayout> layouts_;
 };

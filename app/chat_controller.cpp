@@ -20,36 +20,87 @@ QString title_from(const QString& text) {
 
 ChatController::ChatController(const QString& dataDir, QSettings* settings, std::atomic<bool>* cancel,
                                QObject* parent)
-    : QObject(parent), store_(dataDir), settings_(settings), cancel_(cancel) {}
+    : QObject(parent), store_(dataDir), settings_(settings), cancel_(cancel) {
+    measure_timer_.setSingleShot(true);
+    measure_timer_.setInterval(kMeasureDelayMs);
+    connect(&measure_timer_, &QTimer::timeout, this, &ChatController::measureDraft);
+    draft_save_timer_.setSingleShot(true);
+    draft_save_timer_.setInterval(kStreamSaveMs);
+    connect(&draft_save_timer_, &QTimer::timeout, this, [this] {
+        if (current())
+            save(current());
+    });
+    undo_timer_.setSingleShot(true);
+    undo_timer_.setInterval(kUndoMs);
+    connect(&undo_timer_, &QTimer::timeout, this, &ChatController::commitDelete);
+}
+
+ChatController::~ChatController() = default;
 
 int ChatController::currentIndex() const { return current() ? conversations_.rowOf(current()->id) : -1; }
 
 QString ChatController::currentId() const { return current() ? current()->id : QString(); }
 
+QString ChatController::currentTitle() const { return current() ? current()->title : QString(); }
+
+Conversation* ChatController::find(const QString& key) const {
+    if (Conversation* c = conversations_.find(key))
+        return c;
+    return deleted_ && deleted_->conversation->id == key ? deleted_->conversation.get() : nullptr;
+}
+
 void ChatController::loadSaved() {
     QStringList errors;
     for (Conversation& c : store_.loadAll(&errors)) {
         Conversation* added = conversations_.append(std::move(c));
-        emit requestRestore(added->id, added->turns(), settings_.systemPromptOf(added->id));
+        emit requestRestore(added->id, added->turns(), settings_.systemPromptOf(added->id), added->format);
     }
     for (const QString& e : errors)
         emit errorOccurred("A saved conversation could not be read: " + e);
     if (conversations_.rowCount() == 0)
         newConversation();
     else
-        show(conversations_.at(conversations_.rowCount() - 1));
+        show(conversations_.at(0));
+}
+
+void ChatController::shutdown() {
+    commitDelete();
+    if (draft_save_timer_.isActive() && current())
+        save(current());
+    // An answer whose end never arrived is saved as interrupted.
+    if (Conversation* c = generating_ ? find(generating_key_) : nullptr)
+        save(c);
 }
 
 void ChatController::show(Conversation* conversation) {
+    if (draft_save_timer_.isActive() && current() && current() != conversation) {
+        draft_save_timer_.stop();
+        save(current());
+    }
     messages_.show(conversation);
     settings_.setConversation(conversation ? conversation->id : QString());
     pending_text_.clear();
     setContextFull(false);
+    measure_key_.clear();
     emit currentChanged();
+    emit draftChanged();
+    emit draftMeasured();
     if (conversation) {
-        emit requestStats(conversation->id);
-        emit requestInspect(conversation->id);
+        emit requestPublish(conversation->id);
+        measure_timer_.start();
     }
+}
+
+Conversation* ChatController::createConversation() {
+    Conversation c;
+    c.id = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    c.title = kUntitled;
+    c.created = QDateTime::currentDateTimeUtc();
+    c.format = model_format_;
+    c.stats.context_length = context_length_;
+    Conversation* added = conversations_.prepend(std::move(c));
+    emit requestFormat(added->id, added->format);
+    return added;
 }
 
 void ChatController::save(Conversation* c) {
@@ -57,25 +108,87 @@ void ChatController::save(Conversation* c) {
     conversations_.touched(c);
 }
 
+QString ChatController::draft() const { return current() ? current()->draft : QString(); }
+
+void ChatController::setDraft(const QString& text) {
+    Conversation* c = current();
+    if (!c || c->draft == text)
+        return;
+    c->draft = text;
+    emit draftChanged();
+    emit draftMeasured();  // the count shown is now of an older text
+    measure_timer_.start();
+    draft_save_timer_.start();
+}
+
+// The figures shown belong to the current conversation; send() trusts only an exact match.
+bool ChatController::measured() const { return current() && measure_key_ == current()->id; }
+
+int ChatController::draftRoom() const {
+    return measured() ? qMax(0, measure_.context_length - measure_.history_tokens - 1) : -1;
+}
+
+void ChatController::measureDraft() {
+    if (Conversation* c = current(); c && !c->draft.isEmpty())
+        emit requestMeasure(c->id, c->draft, settings_.systemPrompt());
+}
+
+void ChatController::onTurnMeasured(const QString& key, const QString& text, const TurnSize& size) {
+    Conversation* c = current();
+    if (!c || key != c->id || text != c->draft)
+        return;  // typed on since: a newer measurement is on its way
+    measure_key_ = key;
+    measure_text_ = text;
+    measure_ = size;
+    emit draftMeasured();
+}
+
 void ChatController::send(const QString& text) {
     if (generating_ || text.trimmed().isEmpty())
         return;
     if (!current())
         newConversation();
-    startGeneration(current(), text);
+    Conversation* c = current();
+    if (draftCounted() && measure_text_ == text) {
+        if (!measure_.fits_alone()) {
+            emit errorOccurred(tr("This message is %1 tokens, more than the model's whole context of %2 "
+                                  "tokens. Shorten it or split it; it stays in the composer.")
+                                   .arg(measure_.alone_tokens).arg(measure_.context_length));
+            return;
+        }
+        if (!measure_.fits()) {
+            pending_text_ = text;  // stays in the composer until it is sent somewhere
+            setContextFull(true);
+            return;
+        }
+    }
+    if (c->draft == text) {
+        c->draft.clear();
+        emit draftChanged();
+    }
+    startGeneration(c, text);
 }
 
 void ChatController::startGeneration(Conversation* c, const QString& text) {
+    title_before_ = c->title;
     if (c->title == kUntitled || c->title.isEmpty())
         c->title = title_from(text);
-    messages_.append(c, {Message::Role::User, text, false, {}});
-    messages_.append(c, {Message::Role::Assistant, {}, true, {}});
+    messages_.append(c, {Message::Role::User, text, false, {}, false});
+    messages_.append(c, {Message::Role::Assistant, {}, true, {}, false});
+    answer_before_.clear();
+    beginStreaming(c, int(c->messages.size()) - 1);
+    emit requestGenerate(c->id, text, settings_.generateParams());
+}
+
+void ChatController::beginStreaming(Conversation* c, int row) {
     generating_key_ = c->id;
-    generating_row_ = int(c->messages.size()) - 1;
+    generating_row_ = row;
     save(c);  // the question survives a kill during the answer
+    since_save_.start();
+    tokens_at_save_ = 0;
     cancel_->store(false);  // no generation is in flight, so the worker is not reading it now
     setGenerating(true);
-    emit requestGenerate(c->id, text, settings_.generateParams());
+    emit currentChanged();  // the title may have changed
 }
 
 void ChatController::stop() {
@@ -83,68 +196,138 @@ void ChatController::stop() {
         cancel_->store(true);
 }
 
-void ChatController::onTokenGenerated(const QString& key, const QString& piece, const GenerationStats&) {
-    if (Conversation* c = conversations_.find(key); c && key == generating_key_)
-        messages_.appendText(c, generating_row_, piece);
+void ChatController::onTokenGenerated(const QString& key, const QString& piece, const GenerationStats& stats) {
+    Conversation* c = find(key);
+    if (!c)
+        return;
+    conversations_.setStats(c, stats.conversation);
+    if (key != generating_key_)
+        return;
+    messages_.appendText(c, generating_row_, piece);
+    if (since_save_.elapsed() >= kStreamSaveMs || stats.generated_tokens - tokens_at_save_ >= kStreamSaveTokens) {
+        save(c);
+        since_save_.restart();
+        tokens_at_save_ = stats.generated_tokens;
+    }
 }
 
 void ChatController::onGenerationFinished(const QString& key, const GenerationResult& result, int nTurns) {
-    Conversation* c = conversations_.find(key);
+    Conversation* c = find(key);
     const int row = generating_row_;
+    const QString before = std::exchange(answer_before_, QString());
     generating_key_.clear();
     generating_row_ = -1;
     if (c && row >= 1 && row < c->messages.size()) {
         const QString message = QString::fromStdString(result.status.message);
-        if (nTurns < c->user_message_count()) {
+        if (nTurns < c->remembered_turns()) {
             // The engine did not keep this turn: take the question back out so both histories agree.
             const QString question = c->messages[row - 1].text;
             messages_.truncate(c, row - 1);
-            if (result.status.code == ErrorCode::ContextFull) {
-                pending_text_ = question;
-                setContextFull(true);
-            } else {
-                emit errorOccurred(message.isEmpty() ? QStringLiteral("The answer failed.") : message);
-            }
+            c->title = title_before_;
+            refused(c, question, result.status);
         } else {
-            messages_.finish(c, row, QString::fromStdString(result.text),
-                             QString::fromLatin1(stop_reason_name(result.stop_reason)));
+            const bool nothing_new = !result.status.ok() && result.tokens.empty() && !before.isEmpty();
+            // A continuation that could not start leaves the answer as it was.
+            const QString reason = nothing_new ? c->messages[row].stop_reason
+                                               : QString::fromLatin1(stop_reason_name(result.stop_reason));
+            messages_.finish(c, row, before + QString::fromStdString(result.text), reason);
             if (result.stop_reason == StopReason::ContextFull)
                 setContextFull(c == current());
             else if (!result.status.ok())
                 emit errorOccurred(message);
         }
-        c->cached_tokens = result.stats.conversation.cached_tokens;
         save(c);
     }
     setGenerating(false);
-    if (c && c == current())
-        emit requestInspect(key);
+    emit currentChanged();
+    measure_key_.clear();  // the history changed
+    emit draftMeasured();
+    measure_timer_.start();
+}
+
+void ChatController::refused(Conversation* c, const QString& question, const Status& status) {
+    returnToDraft(c, question);
+    if (status.code == ErrorCode::ContextFull && c->remembered_turns() > 0) {
+        pending_text_ = question;
+        setContextFull(c == current());
+    } else if (status.code == ErrorCode::ContextFull) {
+        emit errorOccurred(tr("This message is too long for the model: %1. It is back in the composer; "
+                              "shorten it or split it.").arg(QString::fromStdString(status.message)));
+    } else {
+        emit errorOccurred(status.message.empty() ? tr("The answer failed.")
+                                                  : QString::fromStdString(status.message));
+    }
+}
+
+void ChatController::returnToDraft(Conversation* c, const QString& text) {
+    if (c->draft.trimmed().isEmpty())
+        c->draft = text;
+    else if (!c->draft.contains(text))
+        c->draft = text + "\n\n" + c->draft;
+    if (c == current())
+        emit draftChanged();
 }
 
 void ChatController::onStatsChanged(const QString& key, const ConversationStats& conversation,
                                     const PoolStats&) {
-    if (Conversation* c = conversations_.find(key); c && c->cached_tokens != conversation.cached_tokens) {
-        c->cached_tokens = conversation.cached_tokens;
-        conversations_.touched(c);
-    }
+    if (Conversation* c = key.isEmpty() ? nullptr : find(key))
+        conversations_.setStats(c, conversation);
 }
 
-void ChatController::onModelLoaded() {
-    // A new model rebuilds every cache lazily; refresh what the window shows.
-    for (int row = 0; row < conversations_.rowCount(); ++row)
-        emit requestStats(conversations_.at(row)->id);
-    if (current())
-        emit requestInspect(current()->id);
+void ChatController::onModelLoaded(const QString&, const QString&, const ModelInfo& info) {
+    model_format_ = info.chat_format;
+    context_length_ = info.context_length;
+    // Conversations not used yet take the new model's format.
+    for (int row = 0; row < conversations_.rowCount(); ++row) {
+        Conversation* c = conversations_.at(row);
+        if (c->messages.isEmpty() && c->format != model_format_) {
+            c->format = model_format_;
+            emit requestFormat(c->id, c->format);
+        }
+    }
+    measure_key_.clear();
+    emit currentChanged();
+    emit draftMeasured();
+    measure_timer_.start();
+}
+
+QString ChatController::chatFormat() const { return format_key(current() ? current()->format : model_format_); }
+
+void ChatController::setChatFormat(const QString& format) {
+    Conversation* c = current();
+    if (!c || (generating_ && generating_key_ == c->id))
+        return;
+    const ChatFormat f = format_from_key(format, c->format);
+    if (f == c->format)
+        return;
+    c->format = f;
+    emit requestFormat(c->id, f);
+    save(c);
+    measure_key_.clear();
+    emit currentChanged();
+    emit draftMeasured();
+    measure_timer_.start();
 }
 
 void ChatController::newConversation() {
     if (current() && current()->messages.isEmpty())
         return show(current());  // reuse the empty one instead of piling up blanks
-    Conversation c;
-    c.id = QUuid::createUuid().toString(QUuid::WithoutBraces);
-    c.title = kUntitled;
-    c.created = QDateTime::currentDateTimeUtc();
-    show(conversations_.append(std::move(c)));
+    show(createConversation());
+}
+
+void ChatController::continueInNewConversation() {
+    const QString text = std::exchange(pending_text_, QString());
+    setContextFull(false);
+    if (Conversation* old = current(); old && !text.isEmpty() && old->draft == text) {
+        old->draft.clear();
+        save(old);
+    }
+    newConversation();
+    if (text.isEmpty())
+        return;
+    current()->draft = text;
+    emit draftChanged();
+    send(text);
 }
 
 void ChatController::clearConversation() {
@@ -155,7 +338,6 @@ void ChatController::clearConversation() {
     emit requestReset(c->id);
     save(c);
     setContextFull(false);
-    emit requestInspect(c->id);
 }
 
 void ChatController::selectConversation(int row) {
@@ -169,42 +351,76 @@ void ChatController::renameConversation(int row, const QString& title) {
         return;
     c->title = title.trimmed();
     save(c);
+    emit currentChanged();
 }
 
 void ChatController::deleteConversation(int row) {
     Conversation* c = conversations_.at(row);
     if (!c)
         return;
+    commitDelete();  // one undo at a time
+    const bool was_current = c == current();
     if (generating_ && generating_key_ == c->id)
         cancel_->store(true);
-    const QString id = c->id;
-    const bool was_current = c == current();
     if (was_current)
         messages_.show(nullptr);
-    conversations_.remove(row);
+    deleted_ = std::make_unique<Deleted>(Deleted{conversations_.take(row), row});
+    undo_timer_.start();
+    emit undoDeleteChanged();
+    if (!was_current)
+        emit currentChanged();  // the current row may have moved
+    else if (conversations_.rowCount() == 0)
+        newConversation();
+    else
+        show(conversations_.at(qMin(row, conversations_.rowCount() - 1)));
+}
+
+void ChatController::undoDelete() {
+    if (!deleted_)
+        return;
+    undo_timer_.stop();
+    const std::unique_ptr<Deleted> d = std::move(deleted_);
+    Conversation* c = conversations_.insert(d->row, std::move(d->conversation));
+    emit undoDeleteChanged();
+    show(c);
+}
+
+void ChatController::commitDelete() {
+    if (!deleted_)
+        return;
+    undo_timer_.stop();
+    const QString id = deleted_->conversation->id;
+    deleted_.reset();
     emit removeRequested(id);
     settings_.forget(id);
     emit requestDelete(id);
-    if (was_current) {
-        if (conversations_.rowCount() == 0)
-            newConversation();
-        else
-            show(conversations_.at(qMin(row, conversations_.rowCount() - 1)));
-    } else {
-        emit currentChanged();  // the current row may have moved
-    }
+    emit undoDeleteChanged();
 }
 
 void ChatController::regenerate() {
     Conversation* c = current();
     const int n = c ? int(c->messages.size()) : 0;
-    if (generating_ || n < 2 || c->messages[n - 1].role != Message::Role::Assistant)
+    if (generating_ || n < 2 || c->messages[n - 1].role != Message::Role::Assistant ||
+        c->messages[n - 2].forgotten)
         return;
     const QString question = c->messages[n - 2].text;
-    const int turns = c->user_message_count();
+    const int turns = c->remembered_turns();
     messages_.truncate(c, n - 2);
     emit requestTruncate(c->id, turns - 1);  // the cache is cut back, not rebuilt
     startGeneration(c, question);
+}
+
+void ChatController::continueAnswer() {
+    Conversation* c = current();
+    if (generating_ || !c || c->messages.isEmpty() || !can_continue(c->messages.last()) ||
+        c->messages.last().forgotten)
+        return;
+    const int row = int(c->messages.size()) - 1;
+    answer_before_ = c->messages[row].text;
+    title_before_ = c->title;
+    messages_.setStreaming(c, row);
+    beginStreaming(c, row);
+    emit requestContinue(c->id, settings_.generateParams());
 }
 
 void ChatController::editAndResend(int messageRow, const QString& text) {
@@ -212,9 +428,9 @@ void ChatController::editAndResend(int messageRow, const QString& text) {
     if (generating_ || !c || messageRow < 0 || messageRow >= c->messages.size() ||
         c->messages[messageRow].role != Message::Role::User || text.trimmed().isEmpty())
         return;
-    int turn = 0;  // turns before this message
+    int turn = 0;  // turns the engine holds before this message
     for (int i = 0; i < messageRow; ++i)
-        turn += c->messages[i].role == Message::Role::User ? 1 : 0;
+        turn += c->messages[i].role == Message::Role::User && !c->messages[i].forgotten ? 1 : 0;
     messages_.truncate(c, messageRow);
     emit requestTruncate(c->id, turn);
     startGeneration(c, text);
@@ -225,28 +441,40 @@ void ChatController::dropOldestTurnsAndContinue() {
     setContextFull(false);
     if (!c || generating_)
         return;
-    const int turns = c->user_message_count();
+    const int turns = c->remembered_turns();
     if (turns == 0) {
         pending_text_.clear();
-        emit errorOccurred("This message alone is longer than the model's context. Shorten it.");
+        emit errorOccurred(tr("This message alone is longer than the model's context. It is in the "
+                              "composer; shorten it."));
         return;
     }
+    // The oldest remembered half leaves the model's view; the window still shows it.
     const int drop = qMax(1, turns / 2);
-    int users = 0, first_kept = 0;  // first message of turn `drop`
-    for (; first_kept < c->messages.size(); ++first_kept) {
-        if (c->messages[first_kept].role == Message::Role::User && users++ == drop)
+    int users = 0, first = -1, end = 0;
+    for (; end < c->messages.size(); ++end) {
+        const Message& m = c->messages[end];
+        if (m.forgotten)
+            continue;
+        if (first < 0)
+            first = end;
+        if (m.role == Message::Role::User && users++ == drop)
             break;
     }
-    messages_.dropFront(c, first_kept);
+    messages_.forget(c, first, end);
     emit requestDropOldest(c->id, drop, settings_.systemPrompt());
     save(c);
     const QString pending = std::exchange(pending_text_, QString());
-    if (!pending.isEmpty())
-        startGeneration(c, pending);
+    if (pending.isEmpty())
+        return;
+    if (c->draft == pending) {
+        c->draft.clear();
+        emit draftChanged();
+    }
+    startGeneration(c, pending);
 }
 
 void ChatController::dismissContextFull() {
-    pending_text_.clear();
+    pending_text_.clear();  // the message itself stays in the composer
     setContextFull(false);
 }
 

@@ -1,11 +1,15 @@
 // The window's conversations: sending, streaming answers into the message list, stop,
-// regenerate, edit and resend, context-full recovery, and saving every change.
+// regenerate, continue, edit and resend, drafts and their token counts, context-full recovery,
+// delete with undo, and saving every change (an answer while it streams too).
 // Lives on the GUI thread; talks to the worker and the saver only through the signals below.
 #pragma once
 
+#include <QElapsedTimer>
 #include <QObject>
+#include <QTimer>
 #include <QtQml/qqmlregistration.h>
 #include <atomic>
+#include <memory>
 
 #include "conversation_list_model.h"
 #include "conversation_settings.h"
@@ -22,33 +26,69 @@ class ChatController : public QObject {
     Q_PROPERTY(ConversationSettings* settings READ settings CONSTANT)
     Q_PROPERTY(int currentIndex READ currentIndex NOTIFY currentChanged)
     Q_PROPERTY(QString currentId READ currentId NOTIFY currentChanged)
+    Q_PROPERTY(QString currentTitle READ currentTitle NOTIFY currentChanged)
     Q_PROPERTY(bool generating READ generating NOTIFY generatingChanged)
     Q_PROPERTY(bool contextFull READ contextFull NOTIFY contextFullChanged)
+    // The current conversation's chat format ("chat" or "completion") and the model's own.
+    Q_PROPERTY(QString chatFormat READ chatFormat WRITE setChatFormat NOTIFY currentChanged)
+    Q_PROPERTY(QString suggestedFormat READ suggestedFormat NOTIFY currentChanged)
+    // What the composer holds for the current conversation, and what it would cost to send.
+    Q_PROPERTY(QString draft READ draft WRITE setDraft NOTIFY draftChanged)
+    // The figures below stay until the next count arrives, so they do not flicker while typing;
+    // draftCounted says whether they describe the text as it is now.
+    Q_PROPERTY(bool draftCounted READ draftCounted NOTIFY draftMeasured)
+    Q_PROPERTY(int draftTokens READ draftTokens NOTIFY draftMeasured)      // -1: not measured yet
+    Q_PROPERTY(int draftRoom READ draftRoom NOTIFY draftMeasured)          // tokens a message may have now
+    Q_PROPERTY(int contextLength READ contextLength NOTIFY draftMeasured)
+    Q_PROPERTY(bool draftTooLong READ draftTooLong NOTIFY draftMeasured)   // longer than the whole context
+    Q_PROPERTY(bool draftNeedsRoom READ draftNeedsRoom NOTIFY draftMeasured)  // fits only after making room
+    Q_PROPERTY(QString undoDeleteTitle READ undoDeleteTitle NOTIFY undoDeleteChanged)
 public:
     // cancel: the flag the worker's engine reads each token; only this controller writes it.
     ChatController(const QString& dataDir, QSettings* settings, std::atomic<bool>* cancel,
                    QObject* parent = nullptr);
+    ~ChatController() override;
 
     ConversationListModel* conversations() { return &conversations_; }
     MessageListModel* messages() { return &messages_; }
     ConversationSettings* settings() { return &settings_; }
     int currentIndex() const;
     QString currentId() const;
+    QString currentTitle() const;
     bool generating() const { return generating_; }
     bool contextFull() const { return context_full_; }
+    QString chatFormat() const;
+    void setChatFormat(const QString& format);
+    QString suggestedFormat() const { return format_key(model_format_); }
+    QString draft() const;
+    void setDraft(const QString& text);
+    bool draftCounted() const { return measured() && measure_text_ == draft(); }
+    int draftTokens() const { return measured() ? measure_.message_tokens : -1; }
+    int draftRoom() const;
+    int contextLength() const { return context_length_; }
+    bool draftTooLong() const { return measured() && !measure_.fits_alone(); }
+    bool draftNeedsRoom() const { return measured() && measure_.fits_alone() && !measure_.fits(); }
+    QString undoDeleteTitle() const { return deleted_ ? deleted_->conversation->title : QString(); }
 
     // Reads the saved conversations (once, at start) and hands their turns to the worker, which
     // computes nothing until a conversation is used.
     void loadSaved();
+    // At exit, after the worker has stopped: a pending delete is carried out, drafts are saved.
+    void shutdown();
 
     Q_INVOKABLE void send(const QString& text);
     Q_INVOKABLE void stop();
     Q_INVOKABLE void newConversation();
+    // The context-full dialog's other way out: the refused message goes to a new conversation.
+    Q_INVOKABLE void continueInNewConversation();
     Q_INVOKABLE void clearConversation();
     Q_INVOKABLE void selectConversation(int row);
     Q_INVOKABLE void renameConversation(int row, const QString& title);
+    // Takes the conversation out of the list; it is gone for good after kUndoMs unless undone.
     Q_INVOKABLE void deleteConversation(int row);
+    Q_INVOKABLE void undoDelete();
     Q_INVOKABLE void regenerate();
+    Q_INVOKABLE void continueAnswer();
     Q_INVOKABLE void editAndResend(int messageRow, const QString& text);
     Q_INVOKABLE void dropOldestTurnsAndContinue();
     Q_INVOKABLE void dismissContextFull();
@@ -59,18 +99,21 @@ public slots:
     void onGenerationFinished(const QString& key, const llamadesk::GenerationResult& result, int nTurns);
     void onStatsChanged(const QString& key, const llamadesk::ConversationStats& conversation,
                         const llamadesk::PoolStats& pool);
-    void onModelLoaded();
+    void onTurnMeasured(const QString& key, const QString& text, const llamadesk::TurnSize& size);
+    void onModelLoaded(const QString& path, const QString& tokenizer, const llamadesk::ModelInfo& info);
 
 signals:
     void requestGenerate(const QString& key, const QString& text, const llamadesk::GenerateParams& params);
+    void requestContinue(const QString& key, const llamadesk::GenerateParams& params);
     void requestRestore(const QString& key, const std::vector<llamadesk::ChatTurn>& turns,
-                        const QString& systemPrompt);
+                        const QString& systemPrompt, llamadesk::ChatFormat format);
+    void requestFormat(const QString& key, llamadesk::ChatFormat format);
     void requestReset(const QString& key);
     void requestDelete(const QString& key);
     void requestTruncate(const QString& key, int nTurns);
     void requestDropOldest(const QString& key, int n, const QString& systemPrompt);
-    void requestInspect(const QString& key);
-    void requestStats(const QString& key);
+    void requestMeasure(const QString& key, const QString& text, const QString& systemPrompt);
+    void requestPublish(const QString& key);
 
     void saveRequested(const Conversation& conversation);
     void removeRequested(const QString& id);
@@ -78,15 +121,37 @@ signals:
     void currentChanged();
     void generatingChanged();
     void contextFullChanged();
+    void draftChanged();
+    void draftMeasured();
+    void undoDeleteChanged();
     void errorOccurred(const QString& message);
 
 private:
+    // A conversation taken out of the list, kept until its undo time is over.
+    struct Deleted {
+        std::unique_ptr<Conversation> conversation;
+        int row = 0;
+    };
+    static constexpr int kUndoMs = 6000;
+    // A streaming answer is saved at least this often, so a kill loses at most this much.
+    static constexpr int kStreamSaveMs = 1000;
+    static constexpr int kStreamSaveTokens = 64;
+    static constexpr int kMeasureDelayMs = 150;
+
     Conversation* current() const { return messages_.conversation(); }
+    Conversation* find(const QString& key) const;
     void show(Conversation* conversation);
+    Conversation* createConversation();
     void startGeneration(Conversation* c, const QString& text);
+    void beginStreaming(Conversation* c, int row);
+    void refused(Conversation* c, const QString& question, const llamadesk::Status& status);
+    void returnToDraft(Conversation* c, const QString& text);
     void save(Conversation* c);
     void setGenerating(bool on);
     void setContextFull(bool on);
+    bool measured() const;
+    void measureDraft();
+    void commitDelete();
 
     ConversationStore store_;
     ConversationListModel conversations_;
@@ -96,6 +161,18 @@ private:
     bool generating_ = false;
     QString generating_key_;
     int generating_row_ = -1;  // the streaming answer's row in that conversation
+    QString answer_before_;    // continueAnswer(): the text the answer had already
+    QString title_before_;     // the title before this send named the conversation
+    QElapsedTimer since_save_;
+    int tokens_at_save_ = 0;
     bool context_full_ = false;
-    QString pending_text_;     // a message refused because the context was full, sent after dropping
+    QString pending_text_;     // a message refused because the context was full
+    llamadesk::ChatFormat model_format_ = llamadesk::ChatFormat::Llama2Chat;
+    int context_length_ = 0;
+    QTimer measure_timer_;
+    QString measure_key_, measure_text_;  // what measure_ describes
+    llamadesk::TurnSize measure_;
+    QTimer draft_save_timer_;
+    std::unique_ptr<Deleted> deleted_;
+    QTimer undo_timer_;
 };

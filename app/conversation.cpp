@@ -1,19 +1,42 @@
 #include "conversation.h"
 
-int Conversation::user_message_count() const {
+bool can_continue(const Message& m) {
+    using llamadesk::StopReason;
+    using llamadesk::stop_reason_name;
+    return m.role == Message::Role::Assistant && !m.streaming &&
+           (m.stop_reason == QLatin1String(kInterrupted) ||
+            m.stop_reason == QLatin1String(stop_reason_name(StopReason::Cancelled)) ||
+            m.stop_reason == QLatin1String(stop_reason_name(StopReason::MaxTokens)));
+}
+
+int Conversation::remembered_turns() const {
     int n = 0;
     for (const Message& m : messages)
-        n += m.role == Message::Role::User ? 1 : 0;
+        n += m.role == Message::Role::User && !m.forgotten ? 1 : 0;
     return n;
 }
 
 std::vector<llamadesk::ChatTurn> Conversation::turns() const {
     std::vector<llamadesk::ChatTurn> out;
     for (const Message& m : messages) {
+        if (m.forgotten)
+            continue;
         if (m.role == Message::Role::User)
             out.push_back({m.text.toStdString(), {}});
         else if (!out.empty())
             out.back().answer = m.text.toStdString();
     }
     return out;
+}
+
+QString format_key(llamadesk::ChatFormat format) {
+    return format == llamadesk::ChatFormat::Completion ? QStringLiteral("completion") : QStringLiteral("chat");
+}
+
+llamadesk::ChatFormat format_from_key(const QString& key, llamadesk::ChatFormat fallback) {
+    if (key == QLatin1String("chat"))
+        return llamadesk::ChatFormat::Llama2Chat;
+    if (key == QLatin1String("completion"))
+        return llamadesk::ChatFormat::Completion;
+    return fallback;
 }

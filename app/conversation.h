@@ -1,4 +1,5 @@
-// A conversation as the window keeps it: its messages, alternating user / assistant.
+// A conversation as the window keeps it: its messages (alternating user / assistant), its chat
+// format, the text typed and not yet sent, and its figures as the engine last reported them.
 #pragma once
 
 #include <QDateTime>
@@ -13,20 +14,34 @@ struct Message {
     enum class Role { User, Assistant };
     Role role = Role::User;
     QString text;
-    bool streaming = false;  // the answer is still being generated (never persisted as such)
-    QString stop_reason;     // "eos", "cancelled", ... for a finished answer
+    bool streaming = false;  // the answer is still being generated (saved as interrupted)
+    QString stop_reason;     // llamadesk::stop_reason_name() or kInterrupted, for a finished answer
+    bool forgotten = false;  // dropped from the model's view to make room; still shown
 };
+
+// The stop reason of an answer that was streaming when the app ended (kill, crash, power loss).
+inline constexpr char kInterrupted[] = "interrupted";
+
+// An answer cut short (stopped, at its token limit, or interrupted) that the model can go on with.
+bool can_continue(const Message& m);
 
 struct Conversation {
     QString id;              // a UUID; also the file name under the data folder
     QString title;
     QDateTime created;
     QList<Message> messages;
-    int cached_tokens = 0;   // as the engine last reported it
+    llamadesk::ChatFormat format = llamadesk::ChatFormat::Llama2Chat;
+    QString draft;           // typed in the composer, not sent yet
+    llamadesk::ConversationStats stats;  // as the engine last reported them; not saved
 
-    int user_message_count() const;
-    // The messages as engine turns (user, answer); an unanswered last question has an empty answer.
+    // User messages the model still sees (forgotten ones excluded): the engine's turn count.
+    int remembered_turns() const;
+    // The remembered messages as engine turns; an unanswered last question has an empty answer.
     std::vector<llamadesk::ChatTurn> turns() const;
 };
+
+// "chat" / "completion": the saved files' and QML's name of a format.
+QString format_key(llamadesk::ChatFormat format);
+llamadesk::ChatFormat format_from_key(const QString& key, llamadesk::ChatFormat fallback);
 
 Q_DECLARE_METATYPE(Conversation)

@@ -1,5 +1,7 @@
 #include "conversation_list_model.h"
 
+#include <algorithm>
+
 int ConversationListModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : int(conversations_.size());
 }
@@ -13,7 +15,7 @@ QVariant ConversationListModel::data(const QModelIndex& index, int role) const {
     case Qt::DisplayRole:
     case TitleRole: return c->title;
     case MessageCountRole: return int(c->messages.size());
-    case CachedTokensRole: return c->cached_tokens;
+    case CachedTokensRole: return c->stats.cached_tokens;
     default: return {};
     }
 }
@@ -36,22 +38,38 @@ int ConversationListModel::rowOf(const QString& id) const {
 
 Conversation* ConversationListModel::find(const QString& id) const { return at(rowOf(id)); }
 
-Conversation* ConversationListModel::append(Conversation conversation) {
-    const int row = rowCount();
-    beginInsertRows({}, row, row);
-    conversations_.push_back(std::make_unique<Conversation>(std::move(conversation)));
-    endInsertRows();
-    emit countChanged();
-    return conversations_.back().get();
+Conversation* ConversationListModel::prepend(Conversation conversation) {
+    return insert(0, std::make_unique<Conversation>(std::move(conversation)));
 }
 
-void ConversationListModel::remove(int row) {
+Conversation* ConversationListModel::append(Conversation conversation) {
+    return insert(rowCount(), std::make_unique<Conversation>(std::move(conversation)));
+}
+
+Conversation* ConversationListModel::insert(int row, std::unique_ptr<Conversation> conversation) {
+    row = std::clamp(row, 0, rowCount());
+    beginInsertRows({}, row, row);
+    Conversation* added = conversation.get();
+    conversations_.insert(conversations_.begin() + row, std::move(conversation));
+    endInsertRows();
+    emit countChanged();
+    return added;
+}
+
+std::unique_ptr<Conversation> ConversationListModel::take(int row) {
     if (!at(row))
-        return;
+        return nullptr;
     beginRemoveRows({}, row, row);
+    std::unique_ptr<Conversation> taken = std::move(conversations_[size_t(row)]);
     conversations_.erase(conversations_.begin() + row);
     endRemoveRows();
     emit countChanged();
+    return taken;
+}
+
+void ConversationListModel::setStats(Conversation* conversation, const llamadesk::ConversationStats& stats) {
+    conversation->stats = stats;
+    touched(conversation);
 }
 
 void ConversationListModel::touched(const Conversation* conversation) {

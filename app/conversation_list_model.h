@@ -1,5 +1,6 @@
-// The sidebar's list: owns every Conversation (stable addresses, so the message view can point
-// at the current one).
+// The sidebar's list, newest first: owns every Conversation (stable addresses, so the message
+// view can point at the current one). Each conversation's engine figures live here and nowhere
+// else on the GUI thread: the sidebar, the occupancy bar and the figures panel all read them.
 #pragma once
 
 #include <QAbstractListModel>
@@ -25,8 +26,12 @@ public:
     Conversation* at(int row) const;
     Conversation* find(const QString& id) const;
     int rowOf(const QString& id) const;
-    Conversation* append(Conversation conversation);
-    void remove(int row);
+    // New conversations go to the top, as in every chat app.
+    Conversation* prepend(Conversation conversation);
+    Conversation* append(Conversation conversation);  // loading saved ones, newest first
+    Conversation* insert(int row, std::unique_ptr<Conversation> conversation);
+    std::unique_ptr<Conversation> take(int row);
+    void setStats(Conversation* conversation, const llamadesk::ConversationStats& stats);
     // Tell views that a conversation's title, messages or cached tokens changed.
     void touched(const Conversation* conversation);
 

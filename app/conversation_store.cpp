@@ -10,7 +10,8 @@
 
 namespace {
 
-constexpr int kFormatVersion = 1;
+// 2 added format, draft, forgotten and interrupted answers; version 1 files read as chat.
+constexpr int kFormatVersion = 2;
 
 QString role_name(Message::Role role) { return role == Message::Role::User ? "user" : "assistant"; }
 
@@ -23,15 +24,18 @@ QString ConversationStore::pathOf(const QString& id) const { return dir_ + "/" +
 QByteArray ConversationStore::toJson(const Conversation& conversation) {
     QJsonArray messages;
     for (const Message& m : conversation.messages) {
-        if (m.streaming)
-            continue;
-        messages.append(QJsonObject{{"role", role_name(m.role)}, {"text", m.text},
-                                    {"stop_reason", m.stop_reason}});
+        QJsonObject o{{"role", role_name(m.role)}, {"text", m.text},
+                      {"stop_reason", m.streaming ? QString(kInterrupted) : m.stop_reason}};
+        if (m.forgotten)
+            o.insert("forgotten", true);
+        messages.append(o);
     }
     const QJsonObject root{{"version", kFormatVersion},
                            {"id", conversation.id},
                            {"title", conversation.title},
                            {"created", conversation.created.toString(Qt::ISODateWithMs)},
+                           {"format", format_key(conversation.format)},
+                           {"draft", conversation.draft},
                            {"messages", messages}};
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
@@ -45,7 +49,8 @@ std::optional<Conversation> ConversationStore::fromJson(const QByteArray& json, 
         return std::nullopt;
     }
     const QJsonObject root = doc.object();
-    if (root.value("version").toInt() != kFormatVersion || root.value("id").toString().isEmpty()) {
+    const int version = root.value("version").toInt();
+    if (version < 1 || version > kFormatVersion || root.value("id").toString().isEmpty()) {
         if (error)
             *error = "unknown version or missing id";
         return std::nullopt;
@@ -54,12 +59,15 @@ std::optional<Conversation> ConversationStore::fromJson(const QByteArray& json, 
     c.id = root.value("id").toString();
     c.title = root.value("title").toString();
     c.created = QDateTime::fromString(root.value("created").toString(), Qt::ISODateWithMs);
+    c.format = format_from_key(root.value("format").toString(), llamadesk::ChatFormat::Llama2Chat);
+    c.draft = root.value("draft").toString();
     for (const QJsonValue& v : root.value("messages").toArray()) {
         const QJsonObject o = v.toObject();
         Message m;
         m.role = o.value("role").toString() == "user" ? Message::Role::User : Message::Role::Assistant;
         m.text = o.value("text").toString();
         m.stop_reason = o.value("stop_reason").toString();
+        m.forgotten = o.value("forgotten").toBool();
         c.messages.append(m);
     }
     return c;
@@ -82,7 +90,7 @@ QList<Conversation> ConversationStore::loadAll(QStringList* errors) const {
             errors->append(file.fileName() + ": " + error);
     }
     std::sort(out.begin(), out.end(),
-              [](const Conversation& a, const Conversation& b) { return a.created < b.created; });
+              [](const Conversation& a, const Conversation& b) { return a.created > b.created; });
     return out;
 }
 

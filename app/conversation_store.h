@@ -14,13 +14,14 @@ class ConversationStore {
 public:
     explicit ConversationStore(const QString& dataDir);
 
-    // Every readable conversation, oldest first; unreadable files are skipped and named in *errors.
+    // Every readable conversation, newest first; unreadable files are skipped and named in *errors.
     QList<Conversation> loadAll(QStringList* errors = nullptr) const;
     bool save(const Conversation& conversation, QString* error = nullptr) const;
     bool remove(const QString& id) const;
     QString pathOf(const QString& id) const;
 
-    // Answers still streaming are left out: a restart must not show half an answer as finished.
+    // An answer still streaming is saved as interrupted: a restart shows it as cut short, with
+    // what had been written so far.
     static QByteArray toJson(const Conversation& conversation);
     static std::optional<Conversation> fromJson(const QByteArray& json, QString* error = nullptr);
 

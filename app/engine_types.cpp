@@ -8,5 +8,7 @@ void register_engine_metatypes() {
     qRegisterMetaType<llamadesk::ConversationStats>();
     qRegisterMetaType<llamadesk::PoolStats>();
     qRegisterMetaType<llamadesk::CacheLayout>();
+    qRegisterMetaType<llamadesk::TurnSize>();
+    qRegisterMetaType<llamadesk::ChatFormat>();
     qRegisterMetaType<std::vector<llamadesk::ChatTurn>>();
 }

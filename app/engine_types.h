@@ -13,6 +13,8 @@ Q_DECLARE_METATYPE(llamadesk::GenerationResult)
 Q_DECLARE_METATYPE(llamadesk::ConversationStats)
 Q_DECLARE_METATYPE(llamadesk::PoolStats)
 Q_DECLARE_METATYPE(llamadesk::CacheLayout)
+Q_DECLARE_METATYPE(llamadesk::TurnSize)
+Q_DECLARE_METATYPE(llamadesk::ChatFormat)
 Q_DECLARE_METATYPE(std::vector<llamadesk::ChatTurn>)
 
 // Registers the types above for queued connections; call once before connecting.

@@ -2,53 +2,93 @@
 
 using namespace llamadesk;
 
-Figures::Figures(QObject* parent) : QObject(parent) {
+Figures::Figures(const ConversationListModel* conversations, QObject* parent)
+    : QObject(parent), conversations_(conversations) {
     ticker_.setInterval(kTickMs);
     connect(&ticker_, &QTimer::timeout, this, &Figures::tick);
+    connect(conversations_, &ConversationListModel::dataChanged, this,
+            [this](const QModelIndex& first, const QModelIndex& last) {
+                const int row = conversations_->rowOf(current_);
+                if (row >= first.row() && row <= last.row())
+                    emit occupancyChanged();
+            });
+}
+
+const Figures::Answer& Figures::shown() const {
+    static const Answer none;
+    const auto it = answers_.constFind(current_);
+    return it == answers_.constEnd() ? none : *it;
+}
+
+int Figures::carriedTokens() const {
+    const GenerationStats& s = shown().stats;
+    return qMax(0, s.prefilled_tokens - s.prompt_tokens - s.reprefilled_tokens);
+}
+
+int Figures::cachedTokens() const {
+    const Conversation* c = conversations_->find(current_);
+    return c ? c->stats.cached_tokens : 0;
+}
+
+int Figures::contextLength() const {
+    const Conversation* c = conversations_->find(current_);
+    return c ? c->stats.context_length : 0;
 }
 
 void Figures::setCurrentConversation(const QString& key) {
+    if (key == current_)
+        return;
     current_ = key;
-    conversation_ = ConversationStats{};  // until the worker reports this conversation's figures
+    emit generationChanged();
     emit occupancyChanged();
 }
 
-void Figures::onGenerationStarted(const QString&) {
-    generation_ = GenerationStats{};
-    decode_tokens_per_s_ = 0;
-    series_.clear();
-    updates_ = 0;
+void Figures::onModelLoaded(const QString&, const QString&, const ModelInfo& info) {
+    answers_.clear();  // they describe the previous model
+    model_ = QString::fromStdString(info.name);
+    emit generationChanged();
+}
+
+void Figures::changed(const QString& key) {
+    if (key == current_)
+        emit generationChanged();
+}
+
+void Figures::onGenerationStarted(const QString& key) {
+    Answer& answer = answers_[key];
+    answer = Answer{};
+    answer.model = model_;
+    live_key_ = key;
     since_update_.start();
     ticker_.start();
-    emit generationChanged();
+    changed(key);
 }
 
 void Figures::tick() {
-    if (since_update_.elapsed() < kTickMs || generation_.generated_tokens < 2)
+    const auto it = answers_.find(live_key_);
+    if (it == answers_.end() || since_update_.elapsed() < kTickMs || it->stats.generated_tokens < 2)
         return;  // the engine's own figure is recent enough, or decoding has not started
-    const double ms = generation_.decode_ms + double(since_update_.elapsed());
-    decode_tokens_per_s_ = 1000.0 * (generation_.generated_tokens - 1) / ms;
-    emit generationChanged();
+    const double ms = it->stats.decode_ms + double(since_update_.elapsed());
+    it->decode_tokens_per_s = 1000.0 * (it->stats.generated_tokens - 1) / ms;
+    changed(live_key_);
 }
 
 void Figures::take(const QString& key, const GenerationStats& stats) {
+    Answer& answer = answers_[key];
     // The chart shows the speed between two updates, not the running average, so slowdowns show.
     // The first token comes out of prefill, so speeds are taken only between decode steps.
-    const double tokens = stats.generated_tokens - generation_.generated_tokens;
-    const double ms = stats.decode_ms - generation_.decode_ms;
-    if (generation_.generated_tokens > 0 && tokens > 0 && ms > 0) {
-        series_.append(1000.0 * tokens / ms);
-        if (series_.size() > kMaxSeries)
-            series_.removeFirst();
+    const double tokens = stats.generated_tokens - answer.stats.generated_tokens;
+    const double ms = stats.decode_ms - answer.stats.decode_ms;
+    if (answer.stats.generated_tokens > 0 && tokens > 0 && ms > 0) {
+        answer.series.append(1000.0 * tokens / ms);
+        if (answer.series.size() > kMaxSeries)
+            answer.series.removeFirst();
     }
-    generation_ = stats;
-    decode_tokens_per_s_ = stats.decode_tokens_per_s;
+    answer.stats = stats;
+    answer.decode_tokens_per_s = stats.decode_tokens_per_s;
+    ++answer.updates;
     since_update_.restart();
-    ++updates_;
-    emit generationChanged();
-    if (key == current_) {
-        conversation_ = stats.conversation;
-    }
+    changed(key);
     pool_ = stats.pool;
     emit occupancyChanged();
 }
@@ -59,14 +99,15 @@ void Figures::onTokenGenerated(const QString& key, const QString&, const Generat
 
 void Figures::onGenerationFinished(const QString& key, const GenerationResult& result, int) {
     ticker_.stop();
+    live_key_.clear();
     if (result.stats.generated_tokens > 0 || result.stats.prompt_tokens > 0)
         take(key, result.stats);
+    else
+        answers_.remove(key);  // refused before anything ran: there is nothing to show
+    changed(key);
 }
 
-void Figures::onStatsChanged(const QString& key, const ConversationStats& conversation,
-                             const PoolStats& pool) {
-    if (key == current_)
-        conversation_ = conversation;
+void Figures::onStatsChanged(const QString&, const ConversationStats&, const PoolStats& pool) {
     pool_ = pool;
     emit occupancyChanged();
 }

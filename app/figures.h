@@ -1,24 +1,33 @@
-// Live figures for the window: decode speed (with a series for the chart), time to first token,
-// prefill speed, the current conversation's cache occupancy and the shared pool's.
+// Live figures for the window, always those of the conversation on screen: its last answer's
+// decode speed (with a series for the chart), time to first token and prefill, labelled with the
+// model that produced them; its cache occupancy, read from the conversation list (the one copy of
+// each conversation's engine figures); and the shared pool's occupancy.
 #pragma once
 
 #include <QElapsedTimer>
+#include <QHash>
 #include <QObject>
 #include <QTimer>
 #include <QVariantList>
 #include <QtQml/qqmlregistration.h>
 
+#include "conversation_list_model.h"
 #include "engine_types.h"
 
 class Figures : public QObject {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("owned by AppContext")
+    Q_PROPERTY(bool hasAnswer READ hasAnswer NOTIFY generationChanged)
+    Q_PROPERTY(bool live READ live NOTIFY generationChanged)
+    Q_PROPERTY(QString answerModel READ answerModel NOTIFY generationChanged)
     Q_PROPERTY(double decodeTokensPerSecond READ decodeTokensPerSecond NOTIFY generationChanged)
     Q_PROPERTY(double prefillTokensPerSecond READ prefillTokensPerSecond NOTIFY generationChanged)
     Q_PROPERTY(double timeToFirstTokenMs READ timeToFirstTokenMs NOTIFY generationChanged)
     Q_PROPERTY(int promptTokens READ promptTokens NOTIFY generationChanged)
     Q_PROPERTY(int prefilledTokens READ prefilledTokens NOTIFY generationChanged)
+    Q_PROPERTY(int carriedTokens READ carriedTokens NOTIFY generationChanged)
+    Q_PROPERTY(int reprefilledTokens READ reprefilledTokens NOTIFY generationChanged)
     Q_PROPERTY(int generatedTokens READ generatedTokens NOTIFY generationChanged)
     Q_PROPERTY(QVariantList decodeSeries READ decodeSeries NOTIFY generationChanged)
     Q_PROPERTY(int updates READ updates NOTIFY generationChanged)
@@ -30,28 +39,36 @@ class Figures : public QObject {
     Q_PROPERTY(double poolMiBTotal READ poolMiBTotal NOTIFY occupancyChanged)
     Q_PROPERTY(double evictions READ evictions NOTIFY occupancyChanged)
 public:
-    explicit Figures(QObject* parent = nullptr);
+    explicit Figures(const ConversationListModel* conversations, QObject* parent = nullptr);
 
-    double decodeTokensPerSecond() const { return decode_tokens_per_s_; }
-    double prefillTokensPerSecond() const { return generation_.prefill_tokens_per_s; }
-    double timeToFirstTokenMs() const { return generation_.time_to_first_token_ms; }
-    int promptTokens() const { return generation_.prompt_tokens; }
-    int prefilledTokens() const { return generation_.prefilled_tokens; }
-    int generatedTokens() const { return generation_.generated_tokens; }
-    QVariantList decodeSeries() const { return series_; }
-    int updates() const { return updates_; }
-    int cachedTokens() const { return conversation_.cached_tokens; }
-    int contextLength() const { return conversation_.context_length; }
+    bool hasAnswer() const { return answers_.contains(current_); }
+    bool live() const { return hasAnswer() && current_ == live_key_; }
+    QString answerModel() const { return shown().model; }
+    double decodeTokensPerSecond() const { return shown().decode_tokens_per_s; }
+    double prefillTokensPerSecond() const { return shown().stats.prefill_tokens_per_s; }
+    double timeToFirstTokenMs() const { return shown().stats.time_to_first_token_ms; }
+    int promptTokens() const { return shown().stats.prompt_tokens; }
+    int prefilledTokens() const { return shown().stats.prefilled_tokens; }
+    // Prefilled tokens that were neither this message nor lost to eviction: the previous
+    // answer's last token and end-of-turn marker, which are only run with the next message.
+    int carriedTokens() const;
+    int reprefilledTokens() const { return shown().stats.reprefilled_tokens; }
+    int generatedTokens() const { return shown().stats.generated_tokens; }
+    QVariantList decodeSeries() const { return shown().series; }
+    int updates() const { return shown().updates; }
+    int cachedTokens() const;
+    int contextLength() const;
     int poolBlocksUsed() const { return pool_.blocks_used; }
     int poolBlocksTotal() const { return pool_.blocks_total; }
     double poolMiBUsed() const { return double(pool_.bytes_used) / (1024.0 * 1024.0); }
     double poolMiBTotal() const { return double(pool_.bytes_total) / (1024.0 * 1024.0); }
     double evictions() const { return double(pool_.evictions); }
 
-    // The conversation whose occupancy is shown.
+    // The conversation whose figures are shown.
     void setCurrentConversation(const QString& key);
 
 public slots:
+    void onModelLoaded(const QString& path, const QString& tokenizer, const llamadesk::ModelInfo& info);
     void onGenerationStarted(const QString& key);
     void onTokenGenerated(const QString& key, const QString& piece, const llamadesk::GenerationStats& stats);
     void onGenerationFinished(const QString& key, const llamadesk::GenerationResult& result, int nTurns);
@@ -63,7 +80,17 @@ signals:
     void occupancyChanged();
 
 private:
+    // One conversation's latest answer.
+    struct Answer {
+        llamadesk::GenerationStats stats;
+        QVariantList series;  // decode tokens/s over the answer, one point per update
+        double decode_tokens_per_s = 0;
+        int updates = 0;      // how many updates this answer has had (tests and the chart use it)
+        QString model;        // the model that wrote it
+    };
+    const Answer& shown() const;
     void take(const QString& key, const llamadesk::GenerationStats& stats);
+    void changed(const QString& key);
     void tick();
 
     // A slow model (one token every few hundred ms) still shows its speed moving at least
@@ -71,13 +98,12 @@ private:
     static constexpr int kTickMs = 200;
     QTimer ticker_;
     QElapsedTimer since_update_;
-    double decode_tokens_per_s_ = 0;
 
     static constexpr int kMaxSeries = 240;
+    const ConversationListModel* conversations_;
     QString current_;
-    llamadesk::GenerationStats generation_;
-    llamadesk::ConversationStats conversation_;
+    QString live_key_;  // the conversation answering now
+    QString model_;
+    QHash<QString, Answer> answers_;
     llamadesk::PoolStats pool_;
-    QVariantList series_;  // decode tokens/s over the answer, one point per update
-    int updates_ = 0;      // how many updates this answer has had (tests and the chart use it)
 };

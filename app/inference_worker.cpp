@@ -31,13 +31,14 @@ void InferenceWorker::loadModel(const QString& path, const QString& tokenizer, i
         return;
     }
     emit modelLoaded(path, tokenizer, engine_.model_info());
+    publishAll();  // every cache went with the old model
 }
 
 ConversationId InferenceWorker::ensure(const QString& key) {
     Entry& entry = conversations_[key];
     if (entry.id >= 0)
         return entry.id;
-    entry.id = engine_.create_conversation(ChatFormat::Llama2Chat);
+    entry.id = engine_.create_conversation(entry.format);
     if (!entry.pending_turns.empty()) {
         report(key, engine_.restore_turns(entry.id, entry.pending_turns, entry.system_prompt));
         entry.pending_turns.clear();
@@ -46,17 +47,42 @@ ConversationId InferenceWorker::ensure(const QString& key) {
 }
 
 void InferenceWorker::restoreConversation(const QString& key, const std::vector<ChatTurn>& turns,
-                                          const QString& systemPrompt) {
+                                          const QString& systemPrompt, ChatFormat format) {
     Entry& entry = conversations_[key];
+    entry.format = format;
     if (entry.id >= 0) {
+        report(key, engine_.set_chat_format(entry.id, format));
         report(key, engine_.restore_turns(entry.id, turns, systemPrompt.toStdString()));
+        publish(key);
         return;
     }
     entry.pending_turns = turns;
     entry.system_prompt = systemPrompt.toStdString();
 }
 
+void InferenceWorker::setChatFormat(const QString& key, ChatFormat format) {
+    Entry& entry = conversations_[key];
+    entry.format = format;
+    if (entry.id >= 0) {
+        report(key, engine_.set_chat_format(entry.id, format));
+        publish(key);
+    }
+}
+
 void InferenceWorker::generate(const QString& key, const QString& text, const GenerateParams& params) {
+    const std::string user_text = text.toStdString();
+    run(key, [&](ConversationId id, const TokenCallback& on_token) {
+        return engine_.generate(id, user_text, params, on_token, cancel_);
+    });
+}
+
+void InferenceWorker::continueAnswer(const QString& key, const GenerateParams& params) {
+    run(key, [&](ConversationId id, const TokenCallback& on_token) {
+        return engine_.continue_answer(id, params, on_token, cancel_);
+    });
+}
+
+void InferenceWorker::run(const QString& key, const Generation& generation) {
     const ConversationId id = ensure(key);
     emit generationStarted(key);
     std::string pending;  // text decoded since the last emission
@@ -67,17 +93,19 @@ void InferenceWorker::generate(const QString& key, const QString& text, const Ge
         pending += piece;
         if (!first && since_emit.elapsed() < kEmitIntervalMs)
             return;
-        first = false;
         since_emit.restart();
         emit tokenGenerated(key, QString::fromStdString(pending), stats);
+        emit cacheLayoutReady(key, layout_of(key));
+        if (first)
+            publishAll();  // room for this answer may have been taken from other conversations
+        first = false;
         pending.clear();
     };
-    const GenerationResult result = engine_.generate(id, text.toStdString(), params, on_token, cancel_);
+    const GenerationResult result = generation(id, on_token);
     if (!pending.empty())
         emit tokenGenerated(key, QString::fromStdString(pending), result.stats);
-    const ConversationStats after = stats_of(key);
-    emit generationFinished(key, result, after.n_turns);
-    emit statsChanged(key, after, engine_.pool_stats());
+    emit generationFinished(key, result, stats_of(key).n_turns);
+    publishAll();
 }
 
 void InferenceWorker::resetConversation(const QString& key) {
@@ -85,7 +113,7 @@ void InferenceWorker::resetConversation(const QString& key) {
     entry.pending_turns.clear();
     if (entry.id >= 0)
         report(key, engine_.reset_conversation(entry.id));
-    refreshStats(key);
+    publish(key);
 }
 
 void InferenceWorker::deleteConversation(const QString& key) {
@@ -100,25 +128,28 @@ void InferenceWorker::deleteConversation(const QString& key) {
 
 void InferenceWorker::truncateTurns(const QString& key, int nTurns) {
     report(key, engine_.truncate_turns(ensure(key), nTurns));
-    refreshStats(key);
+    publish(key);
 }
 
 void InferenceWorker::dropOldestTurns(const QString& key, int n, const QString& systemPrompt) {
     report(key, engine_.drop_oldest_turns(ensure(key), n, systemPrompt.toStdString()));
-    refreshStats(key);
+    publish(key);
 }
 
-void InferenceWorker::inspect(const QString& key) {
+void InferenceWorker::measureTurn(const QString& key, const QString& text, const QString& systemPrompt) {
+    if (!engine_.has_model())
+        return;
+    TurnSize size;
+    if (engine_.measure_turn(ensure(key), text.toStdString(), systemPrompt.toStdString(), &size).ok())
+        emit turnMeasured(key, text, size);
+}
+
+CacheLayout InferenceWorker::layout_of(const QString& key) const {
     CacheLayout layout;
     const auto it = conversations_.constFind(key);
-    if (engine_.has_model() && it != conversations_.constEnd() && it->id >= 0) {
-        const Status status = engine_.cache_layout(it->id, &layout);
-        if (!status.ok()) {
-            report(key, status);
-            return;
-        }
-    }
-    emit cacheLayoutReady(key, layout);
+    if (engine_.has_model() && it != conversations_.constEnd() && it->id >= 0)
+        engine_.cache_layout(it->id, &layout);
+    return layout;
 }
 
 ConversationStats InferenceWorker::stats_of(const QString& key) const {
@@ -131,8 +162,14 @@ ConversationStats InferenceWorker::stats_of(const QString& key) const {
     return stats;
 }
 
-void InferenceWorker::refreshStats(const QString& key) {
+void InferenceWorker::publish(const QString& key) {
     emit statsChanged(key, stats_of(key), engine_.pool_stats());
+    emit cacheLayoutReady(key, layout_of(key));
+}
+
+void InferenceWorker::publishAll() {
+    for (auto it = conversations_.constBegin(); it != conversations_.constEnd(); ++it)
+        publish(it.key());
 }
 
 void InferenceWorker::report(const QString& key, const Status& status) {

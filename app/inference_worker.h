@@ -1,6 +1,10 @@
 // Hosts the engine on its own thread. Every request arrives as a queued slot call and every result
 // leaves as a queued signal; nothing here is touched from the GUI thread except the cancel flag,
 // an atomic the GUI sets and the engine reads once per token.
+//
+// Every change to a conversation's cache is published with the conversation's key (statsChanged
+// and cacheLayoutReady), during an answer too, and for every conversation after an answer, since
+// making room for one may have evicted others.
 #pragma once
 
 #include <QElapsedTimer>
@@ -8,6 +12,7 @@
 #include <QObject>
 #include <QString>
 #include <atomic>
+#include <functional>
 #include <vector>
 
 #include "engine_types.h"
@@ -22,14 +27,18 @@ public slots:
     void loadModel(const QString& path, const QString& tokenizer, int threads, qint64 kvCacheBytes);
     // Gives the engine a conversation's turns after a restart; nothing is computed until it is used.
     void restoreConversation(const QString& key, const std::vector<llamadesk::ChatTurn>& turns,
-                             const QString& systemPrompt);
+                             const QString& systemPrompt, llamadesk::ChatFormat format);
+    void setChatFormat(const QString& key, llamadesk::ChatFormat format);
     void generate(const QString& key, const QString& text, const llamadesk::GenerateParams& params);
+    void continueAnswer(const QString& key, const llamadesk::GenerateParams& params);
     void resetConversation(const QString& key);
     void deleteConversation(const QString& key);
     void truncateTurns(const QString& key, int nTurns);
     void dropOldestTurns(const QString& key, int n, const QString& systemPrompt);
-    void inspect(const QString& key);
-    void refreshStats(const QString& key);
+    // How many tokens text would add as the conversation's next turn (answers turnMeasured).
+    void measureTurn(const QString& key, const QString& text, const QString& systemPrompt);
+    // Emits the conversation's figures and cache layout as they are now.
+    void publish(const QString& key);
 
 signals:
     void loadProgress(double fraction, const QString& stage);
@@ -43,6 +52,7 @@ signals:
     void statsChanged(const QString& key, const llamadesk::ConversationStats& conversation,
                       const llamadesk::PoolStats& pool);
     void cacheLayoutReady(const QString& key, const llamadesk::CacheLayout& layout);
+    void turnMeasured(const QString& key, const QString& text, const llamadesk::TurnSize& size);
     void error(const QString& key, const QString& message);
 
 private:
@@ -51,9 +61,15 @@ private:
         llamadesk::ConversationId id = -1;
         std::vector<llamadesk::ChatTurn> pending_turns;
         std::string system_prompt;
+        llamadesk::ChatFormat format = llamadesk::ChatFormat::Llama2Chat;
     };
+    using Generation = std::function<llamadesk::GenerationResult(llamadesk::ConversationId,
+                                                                 const llamadesk::TokenCallback&)>;
+    void run(const QString& key, const Generation& generation);
     llamadesk::ConversationId ensure(const QString& key);
     llamadesk::ConversationStats stats_of(const QString& key) const;
+    llamadesk::CacheLayout layout_of(const QString& key) const;
+    void publishAll();
     void report(const QString& key, const llamadesk::Status& status);
 
     static constexpr int kEmitIntervalMs = 50;

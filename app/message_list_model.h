@@ -13,7 +13,15 @@ class MessageListModel : public QAbstractListModel {
     QML_UNCREATABLE("owned by ChatController")
     Q_PROPERTY(int count READ rowCount NOTIFY countChanged)
 public:
-    enum Roles { RoleRole = Qt::UserRole + 1, TextRole, StreamingRole, StopReasonRole };
+    enum Roles {
+        RoleRole = Qt::UserRole + 1,
+        TextRole,
+        HtmlRole,         // an answer's Markdown as HTML, with any raw HTML in it shown as text
+        StreamingRole,
+        StopReasonRole,
+        ContinuableRole,  // an answer cut short that the model can go on with
+        ForgottenRole,
+    };
 
     using QAbstractListModel::QAbstractListModel;
     int rowCount(const QModelIndex& parent = {}) const override;
@@ -25,16 +33,17 @@ public:
 
     void append(Conversation* c, const Message& message);
     void appendText(Conversation* c, int row, const QString& piece);
+    void setStreaming(Conversation* c, int row);
     void finish(Conversation* c, int row, const QString& text, const QString& stopReason);
     // Keeps the first n messages.
     void truncate(Conversation* c, int n);
-    // Drops the first n messages.
-    void dropFront(Conversation* c, int n);
+    // Marks messages [first, last) as outside the model's memory.
+    void forget(Conversation* c, int first, int last);
 
 signals:
     void countChanged();
 
 private:
-    void changed(Conversation* c, int row);
+    void changed(Conversation* c, int first, int last);
     Conversation* shown_ = nullptr;
 };

@@ -1,4 +1,5 @@
-// The current conversation's messages; follows the streaming answer while it grows.
+// The current conversation: its title and chat format, and its messages, following the streaming
+// answer while it grows.
 import QtQuick
 import QtQuick.Controls
 import LlamaDesk.Core
@@ -7,10 +8,20 @@ Item {
     id: chatView
     required property ChatController chat
 
+    ConversationHeader {
+        id: header
+        anchors.left: parent.left
+        anchors.right: parent.right
+        chat: chatView.chat
+    }
+
     ListView {
         id: list
         objectName: "messageList"
-        anchors.fill: parent
+        anchors.top: header.bottom
+        anchors.left: parent.left
+        anchors.right: parent.right
+        anchors.bottom: parent.bottom
         anchors.margins: 8
         clip: true
         spacing: 10
@@ -29,6 +40,7 @@ Item {
             busy: chatView.chat.generating
             onCopyRequested: (text) => chatView.chat.copyText(text)
             onRegenerateRequested: chatView.chat.regenerate()
+            onContinueRequested: chatView.chat.continueAnswer()
             onResendRequested: (row, text) => chatView.chat.editAndResend(row, text)
         }
     }
@@ -36,7 +48,9 @@ Item {
     Label {
         anchors.centerIn: parent
         visible: list.count === 0
-        text: qsTr("Ask something. Enter sends, Shift+Enter starts a new line.")
+        text: chatView.chat.chatFormat === "completion"
+              ? qsTr("Write the beginning of a text; the model continues it. Enter sends, Shift+Enter starts a new line.")
+              : qsTr("Ask something. Enter sends, Shift+Enter starts a new line.")
         color: Theme.muted
     }
 }

@@ -1,4 +1,7 @@
 // The input: Enter sends, Shift+Enter is a new line; Send turns into Stop while an answer streams.
+// The text is the conversation's draft, kept by the controller (and saved), so nothing typed is
+// lost: not by switching conversations, not by a refused message, not by a restart. Under it, what
+// the message costs in tokens and how many the conversation has left.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -9,54 +12,95 @@ Rectangle {
     required property ChatController chat
     required property bool ready
 
-    implicitHeight: Math.min(row.implicitHeight, 220) + 24
+    implicitHeight: Math.min(column.implicitHeight, 250) + 24
     color: Theme.background
 
     function submit() {
         if (composer.chat.generating || !composer.ready || input.text.trim().length === 0)
             return
         composer.chat.send(input.text)
-        input.clear()
     }
 
-    RowLayout {
-        id: row
+    Component.onCompleted: {
+        input.text = composer.chat.draft
+        input.forceActiveFocus()
+    }
+    Connections {
+        target: composer.chat
+        function onDraftChanged() {
+            if (input.text !== composer.chat.draft)
+                input.text = composer.chat.draft
+        }
+        function onGeneratingChanged() {
+            if (!composer.chat.generating)
+                input.forceActiveFocus()
+        }
+    }
+
+    ColumnLayout {
+        id: column
         anchors.fill: parent
         anchors.margins: 12
-        spacing: 10
+        spacing: 4
 
-        ScrollView {
+        RowLayout {
+            spacing: 10
             Layout.fillWidth: true
             Layout.fillHeight: true
-            TextArea {
-                id: input
-                objectName: "composerInput"
-                placeholderText: composer.ready ? qsTr("Message the model…") : qsTr("Open a model to start")
-                enabled: composer.ready
-                wrapMode: TextEdit.Wrap
-                focus: true
-                background: Rectangle {
-                    radius: Theme.radius
-                    color: Theme.surface
-                    border.color: input.activeFocus ? Theme.accent : Theme.border
-                }
-                Keys.onPressed: (event) => {
-                    if ((event.key === Qt.Key_Return || event.key === Qt.Key_Enter)
-                            && !(event.modifiers & Qt.ShiftModifier)) {
-                        composer.submit()
-                        event.accepted = true
+
+            ScrollView {
+                Layout.fillWidth: true
+                Layout.fillHeight: true
+                Layout.preferredHeight: Math.min(input.implicitHeight, 200)
+                TextArea {
+                    id: input
+                    objectName: "composerInput"
+                    placeholderText: composer.ready ? qsTr("Message the model…") : qsTr("Open a model to send")
+                    wrapMode: TextEdit.Wrap
+                    focus: true
+                    background: Rectangle {
+                        radius: Theme.radius
+                        color: Theme.surface
+                        border.color: input.activeFocus ? Theme.accent : Theme.border
+                    }
+                    onTextChanged: composer.chat.draft = text
+                    Keys.onPressed: (event) => {
+                        if ((event.key === Qt.Key_Return || event.key === Qt.Key_Enter)
+                                && !(event.modifiers & Qt.ShiftModifier)) {
+                            composer.submit()
+                            event.accepted = true
+                        }
                     }
                 }
             }
+            Button {
+                objectName: "sendButton"
+                text: composer.chat.generating ? qsTr("Stop") : qsTr("Send")
+                enabled: composer.chat.generating
+                         || (composer.ready && input.text.trim().length > 0 && !composer.chat.draftTooLong)
+                highlighted: true
+                Layout.preferredWidth: 90
+                Layout.alignment: Qt.AlignBottom
+                onClicked: composer.chat.generating ? composer.chat.stop() : composer.submit()
+            }
         }
-        Button {
-            objectName: "sendButton"
-            text: composer.chat.generating ? qsTr("Stop") : qsTr("Send")
-            enabled: composer.chat.generating || (composer.ready && input.text.trim().length > 0)
-            highlighted: true
-            Layout.preferredWidth: 90
-            Layout.alignment: Qt.AlignBottom
-            onClicked: composer.chat.generating ? composer.chat.stop() : composer.submit()
+
+        Label {
+            objectName: "draftNote"
+            Layout.fillWidth: true
+            visible: input.text.length > 0 && composer.chat.draftTokens >= 0
+            wrapMode: Text.Wrap
+            font.pixelSize: 11
+            color: composer.chat.draftTooLong ? Theme.danger : Theme.muted
+            opacity: composer.chat.draftCounted ? 1 : 0.6  // counting the latest keystrokes
+            text: composer.chat.draftTooLong
+                  ? qsTr("%1 tokens: longer than the model's whole context of %2 tokens. Shorten it or split it.")
+                    .arg(composer.chat.draftTokens).arg(composer.chat.contextLength)
+                  : composer.chat.draftNeedsRoom
+                    ? qsTr("%1 tokens: more than the %2 left in this conversation. Sending offers to make room.")
+                      .arg(composer.chat.draftTokens).arg(composer.chat.draftRoom)
+                    : qsTr("%1 tokens · %2 left in this conversation")
+                      .arg(composer.chat.draftTokens).arg(composer.chat.draftRoom)
         }
     }
 }

@@ -1,5 +1,6 @@
-// Opens when a conversation reaches the model's context length: start a new conversation, or
-// drop the oldest turns (the system prompt stays) and continue.
+// Opens when a message does not fit what is left of the model's context, or an answer reached it:
+// send the message in a new conversation, or drop the oldest turns from the model's view (they stay
+// on screen, marked) and continue here. The message stays in the composer either way.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -13,7 +14,7 @@ Dialog {
     objectName: "contextFullDialog"
     title: qsTr("The conversation is full")
     modal: true
-    width: 460
+    width: 480
     visible: chat.contextFull
     closePolicy: Popup.CloseOnEscape
     onRejected: chat.dismissContextFull()
@@ -25,16 +26,19 @@ Dialog {
             Layout.fillWidth: true
             wrapMode: Text.Wrap
             text: qsTr("This conversation has reached the model's context length (%1 tokens). "
-                       + "Start a new conversation, or drop the oldest turns and continue here "
-                       + "(the system prompt is kept).").arg(dialog.contextLength)
+                       + "Continue in a new conversation, or drop the oldest turns from the model's "
+                       + "memory and continue here: they stay on screen, marked as forgotten, and the "
+                       + "system prompt is kept. Your message stays in the composer.").arg(dialog.contextLength)
         }
         RowLayout {
             Layout.alignment: Qt.AlignRight
             Button {
+                objectName: "contextFullNewConversation"
                 text: qsTr("New conversation")
-                onClicked: { dialog.chat.dismissContextFull(); dialog.chat.newConversation() }
+                onClicked: dialog.chat.continueInNewConversation()
             }
             Button {
+                objectName: "contextFullDropOldest"
                 text: qsTr("Drop oldest turns and continue")
                 highlighted: true
                 onClicked: dialog.chat.dropOldestTurnsAndContinue()

@@ -1,5 +1,6 @@
-// Live figures: decode speed with its chart, time to first token, prefill speed, and the
-// cache occupancy of this conversation and of the shared pool.
+// Live figures of the conversation on screen: its last answer's decode speed with its chart, time
+// to first token and prefill (labelled with the model that wrote it), and the cache occupancy of
+// this conversation and of the shared pool.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -17,7 +18,7 @@ Pane {
         spacing: 0
         Layout.fillWidth: true
         Label { text: parent.value; font.pixelSize: 20; font.bold: true; color: Theme.text }
-        Label { text: parent.label; font.pixelSize: 11; color: Theme.muted }
+        Label { text: parent.label; font.pixelSize: 11; color: Theme.muted; wrapMode: Text.Wrap; Layout.fillWidth: true }
     }
 
     ColumnLayout {
@@ -26,6 +27,17 @@ Pane {
         spacing: 12
 
         Label { text: qsTr("Figures"); font.pixelSize: 15; font.bold: true; color: Theme.text }
+        Label {
+            objectName: "figuresCaption"
+            Layout.fillWidth: true
+            wrapMode: Text.Wrap
+            font.pixelSize: 11
+            color: Theme.muted
+            textFormat: Text.PlainText
+            text: !panel.figures.hasAnswer ? qsTr("No answer in this conversation since this model was loaded.")
+                  : panel.figures.live ? qsTr("This conversation's answer, now · %1").arg(panel.figures.answerModel)
+                  : qsTr("This conversation's last answer · %1").arg(panel.figures.answerModel)
+        }
 
         GridLayout {
             columns: 2
@@ -35,23 +47,29 @@ Pane {
             Figure {
                 objectName: "decodeFigure"
                 label: qsTr("decode tokens/s")
-                value: panel.figures.decodeTokensPerSecond.toFixed(1)
+                value: panel.figures.hasAnswer ? panel.figures.decodeTokensPerSecond.toFixed(1) : "—"
             }
             Figure {
                 label: qsTr("time to first token")
-                value: panel.figures.timeToFirstTokenMs.toFixed(0) + " ms"
+                value: panel.figures.hasAnswer ? panel.figures.timeToFirstTokenMs.toFixed(0) + " ms" : "—"
             }
             Figure {
                 label: qsTr("prefill tokens/s")
-                value: panel.figures.prefillTokensPerSecond.toFixed(0)
+                value: panel.figures.hasAnswer ? panel.figures.prefillTokensPerSecond.toFixed(0) : "—"
             }
             Figure {
-                label: qsTr("prefilled / prompt tokens")
-                value: panel.figures.prefilledTokens + " / " + panel.figures.promptTokens
+                objectName: "prefilledFigure"
+                // Every prefilled token is accounted for, so the figure never looks like a miscount.
+                label: qsTr("prefilled: %1 message").arg(panel.figures.promptTokens)
+                       + (panel.figures.carriedTokens > 0
+                          ? qsTr(" + %1 from the last answer").arg(panel.figures.carriedTokens) : "")
+                       + (panel.figures.reprefilledTokens > 0
+                          ? qsTr(" + %1 evicted").arg(panel.figures.reprefilledTokens) : "")
+                value: panel.figures.hasAnswer ? panel.figures.prefilledTokens : "—"
             }
             Figure {
                 label: qsTr("generated tokens")
-                value: panel.figures.generatedTokens
+                value: panel.figures.hasAnswer ? panel.figures.generatedTokens : "—"
             }
             Figure {
                 label: qsTr("evictions")

@@ -1,5 +1,7 @@
-// One message. Answers render Markdown (code blocks in a monospace font); user messages can be
-// edited and resent; each can be copied; the last answer can be regenerated.
+// One message. Answers render Markdown (code blocks in a monospace font; raw HTML in an answer is
+// shown as text, never rendered) or plain text; user messages can be edited and resent; each can be
+// copied; the last answer can be regenerated, and continued when it was cut short. Messages dropped
+// from the model's memory stay, dimmed and marked.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -9,16 +11,22 @@ Item {
     required property int index
     required property string role
     required property string text
+    required property string html
     required property bool streaming
     required property string stopReason
+    required property bool continuable
+    required property bool forgotten
     required property bool isLast
     required property bool busy
     signal copyRequested(string text)
     signal regenerateRequested()
+    signal continueRequested()
     signal resendRequested(int row, string text)
 
     readonly property bool mine: role === "user"
+    readonly property bool empty: !mine && !streaming && text.length === 0
     property bool editing: false
+    property bool plain: false
 
     implicitHeight: column.implicitHeight
 
@@ -30,6 +38,16 @@ Item {
         anchors.rightMargin: 12
         anchors.leftMargin: 12
         spacing: 2
+        opacity: bubble.forgotten ? 0.55 : 1
+
+        Label {
+            visible: bubble.forgotten
+            text: qsTr("outside the model's memory")
+            color: Theme.muted
+            font.pixelSize: 10
+            font.italic: true
+            Layout.alignment: bubble.mine ? Qt.AlignRight : Qt.AlignLeft
+        }
 
         Rectangle {
             Layout.fillWidth: true
@@ -47,9 +65,13 @@ Item {
                 readOnly: true
                 selectByMouse: true
                 wrapMode: Text.Wrap
-                color: bubble.mine ? Theme.accentText : Theme.text
-                textFormat: bubble.mine ? TextEdit.PlainText : TextEdit.MarkdownText
-                text: bubble.text + (bubble.streaming ? " ▍" : "")
+                color: bubble.empty ? Theme.muted : bubble.mine ? Theme.accentText : Theme.text
+                font.italic: bubble.empty
+                textFormat: bubble.mine || bubble.plain || bubble.empty ? TextEdit.PlainText : TextEdit.RichText
+                text: bubble.empty ? qsTr("(no text: the model ended its answer at once)")
+                      : bubble.mine ? bubble.text
+                      : bubble.plain ? bubble.text + (bubble.streaming ? " ▍" : "")
+                      : bubble.html
             }
             ColumnLayout {
                 id: editor
@@ -77,17 +99,28 @@ Item {
             spacing: 2
             visible: !bubble.streaming && !bubble.editing
             Label {
+                objectName: "stopNote"
                 // Why an answer ended early; an answer that reached its end says nothing.
                 readonly property var notes: ({ "cancelled": qsTr("stopped"), "context full": qsTr("context full"),
-                                                "max tokens": qsTr("token limit reached") })
+                                                "max tokens": qsTr("token limit reached"),
+                                                "interrupted": qsTr("interrupted: LlamaDesk closed during the answer"),
+                                                "error": qsTr("failed") })
                 visible: text.length > 0
                 text: notes[bubble.stopReason] || ""
                 color: Theme.muted
                 font.pixelSize: 11
             }
             ActionButton {
-                text: qsTr("Copy")
-                onClicked: bubble.copyRequested(bubble.text)
+                id: copyButton
+                property bool done: false
+                text: done ? qsTr("Copied ✓") : qsTr("Copy")
+                onClicked: { bubble.copyRequested(bubble.text); done = true; copiedTimer.restart() }
+                Timer { id: copiedTimer; interval: 1500; onTriggered: copyButton.done = false }
+            }
+            ActionButton {
+                visible: !bubble.mine && !bubble.empty
+                text: bubble.plain ? qsTr("Formatted") : qsTr("Plain text")
+                onClicked: bubble.plain = !bubble.plain
             }
             ActionButton {
                 visible: bubble.mine
@@ -96,9 +129,17 @@ Item {
                 onClicked: { editArea.text = bubble.text; bubble.editing = true }
             }
             ActionButton {
-                visible: !bubble.mine && bubble.isLast
+                objectName: "continueButton"
+                visible: !bubble.mine && bubble.isLast && bubble.continuable && !bubble.forgotten
                 enabled: !bubble.busy
-                text: qsTr("Regenerate")
+                text: qsTr("Continue")
+                onClicked: bubble.continueRequested()
+            }
+            ActionButton {
+                objectName: "regenerateButton"
+                visible: !bubble.mine && bubble.isLast && !bubble.forgotten
+                enabled: !bubble.busy
+                text: bubble.stopReason === "interrupted" ? qsTr("Retry") : qsTr("Regenerate")
                 onClicked: bubble.regenerateRequested()
             }
         }

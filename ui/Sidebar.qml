@@ -1,5 +1,5 @@
-// The conversations: new, select, rename (double-click), delete; each with its message count
-// and how many of its tokens the KV cache holds.
+// The conversations, newest first: new, select, rename (double-click), delete (with a few seconds
+// to undo); each with its message count and how many of its tokens the KV cache holds.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -63,6 +63,7 @@ Rectangle {
                     spacing: 2
                     Label {
                         visible: !item.editing
+                        textFormat: Text.PlainText
                         text: item.title
                         color: Theme.sidebarText
                         elide: Text.ElideRight
@@ -96,6 +97,32 @@ Rectangle {
                         MenuItem { text: qsTr("Rename"); onTriggered: item.editing = true }
                         MenuItem { text: qsTr("Delete"); onTriggered: sidebar.chat.deleteConversation(item.index) }
                     }
+                }
+            }
+        }
+
+        Rectangle {
+            objectName: "undoDeleteBar"
+            visible: sidebar.chat.undoDeleteTitle.length > 0
+            Layout.fillWidth: true
+            implicitHeight: undoRow.implicitHeight + 12
+            radius: 8
+            color: Theme.sidebarSelected
+            RowLayout {
+                id: undoRow
+                anchors.fill: parent
+                anchors.margins: 6
+                Label {
+                    text: qsTr("Deleted “%1”").arg(sidebar.chat.undoDeleteTitle)
+                    textFormat: Text.PlainText
+                    color: Theme.sidebarText
+                    elide: Text.ElideRight
+                    Layout.fillWidth: true
+                }
+                Button {
+                    objectName: "undoDeleteButton"
+                    text: qsTr("Undo")
+                    onClicked: sidebar.chat.undoDelete()
                 }
             }
         }

@@ -78,7 +78,7 @@ private slots:
         QVERIFY(order.count("token") >= 1);
         const qsizetype finished_at = order.indexOf("finished");
         QCOMPARE(order.lastIndexOf("token"), finished_at - 1);  // no piece after the end
-        QVERIFY(order.indexOf("stats") > finished_at);
+        QVERIFY(order.lastIndexOf("stats") > finished_at);
         QVERIFY(monotonic);
         QCOMPARE(pieces, QString::fromStdString(done->result.text));
         // The message list shows exactly that answer, finished.
@@ -206,6 +206,7 @@ private slots:
     // the new answer prefills only its own question, never the history before it.
     void regenerateAndEditCutTheCacheBack() {
         chat()->newConversation();
+        chat()->setChatFormat("chat");  // the history below counts the end-of-turn marker
         QVERIFY(f_->sendAndWait("Tell me about a bird."));
         QVERIFY(f_->sendAndWait("Where did it fly?"));
         const GenerationResult second = f_->finished.last().result;
@@ -240,12 +241,12 @@ private slots:
         for (int i = 0; i < 40 && !chat()->contextFull(); ++i)
             QVERIFY(f_->sendAndWait(QString("Tell me story number %1.").arg(i)));
         QVERIFY(chat()->contextFull());
-        const int turns_before = chat()->conversations()->find(chat()->currentId())->user_message_count();
+        const int turns_before = chat()->conversations()->find(chat()->currentId())->remembered_turns();
         const qsizetype answers = f_->finished.size();
         chat()->dropOldestTurnsAndContinue();
         QVERIFY(!chat()->contextFull());
         const bool resent = chat()->generating();  // the refused message, sent again
-        const int turns_after = chat()->conversations()->find(chat()->currentId())->user_message_count();
+        const int turns_after = chat()->conversations()->find(chat()->currentId())->remembered_turns();
         QCOMPARE(turns_after, turns_before - qMax(1, turns_before / 2) + (resent ? 1 : 0));
         // A refused message is sent again after the drop; otherwise the next one goes through.
         if (!chat()->generating())
@@ -254,7 +255,7 @@ private slots:
         chat()->settings()->setMaxNewTokens(64);
         const AppFixture::Finished& after = f_->finished.last();
         QVERIFY2(after.result.status.ok(), after.result.status.message.c_str());
-        QCOMPARE(after.n_turns, chat()->conversations()->find(chat()->currentId())->user_message_count());
+        QCOMPARE(after.n_turns, chat()->conversations()->find(chat()->currentId())->remembered_turns());
     }
 
     // A llama2.c checkpoint alone in its folder has no vocabulary: the window asks for one.
@@ -322,6 +323,39 @@ private slots:
         QVERIFY(generation.ok && load.ok);
         QVERIFY2(generation.own_ms < 50, qPrintable(QString::number(generation.own_ms)));
         QVERIFY2(load.own_ms < 50, qPrintable(QString::number(load.own_ms)));
+    }
+
+    // Making room for one conversation can evict another: the sidebar's figures for the evicted one
+    // follow at once, without it being opened.
+    void evictionShowsInTheSidebarAtOnce() {
+        AppFixture g;
+        g.app->settings()->setKvCacheMiB(1);
+        g.app->start(QString());
+        QVERIFY(g.load(model_));
+        ChatController* chat = g.app->chat();
+        chat->settings()->setTemperature(0);
+        chat->settings()->setMaxNewTokens(300);
+        for (int i = 0; i < 8 && g.app->figures()->evictions() == 0; ++i) {
+            chat->newConversation();
+            QVERIFY(g.sendAndWait(QString("Once upon a time, story %1").arg(i)));
+        }
+        QVERIFY2(g.app->figures()->evictions() > 0, "the pool never filled");
+        // What the sidebar shows never adds up to more than the pool holds, and the evicted
+        // conversations show an empty cache.
+        ConversationListModel* list = chat->conversations();
+        const int capacity = g.app->figures()->poolBlocksTotal() * LoadParams{}.block_size;
+        int shown_cached = 0, evicted_shown = 0;
+        const auto sidebar_agrees = [&] {
+            shown_cached = evicted_shown = 0;
+            for (int row = 0; row < list->rowCount(); ++row) {
+                const int cached = list->index(row).data(ConversationListModel::CachedTokensRole).toInt();
+                shown_cached += cached;
+                evicted_shown += !list->at(row)->messages.isEmpty() && cached == 0 ? 1 : 0;
+            }
+            return shown_cached <= capacity && evicted_shown > 0;
+        };
+        QTRY_VERIFY2(sidebar_agrees(), qPrintable(QString("%1 cached tokens shown, the pool holds %2; %3 shown as evicted")
+                                                      .arg(shown_cached).arg(capacity).arg(evicted_shown)));
     }
 
     void cleanupTestCase() { f_.reset(); }

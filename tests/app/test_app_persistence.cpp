@@ -6,6 +6,7 @@
 #include <QFileInfo>
 #include <QProcess>
 #include <QRandomGenerator>
+#include <QThread>
 #include <QtTest>
 
 #include "app_fixture.h"
@@ -40,6 +41,32 @@ int save_loop(const QString& dir) {
     }
 }
 
+// The child: answers one long question and, once the streaming answer has been saved with some
+// text, says so and stops its GUI thread, so the file stays as it was mid-answer until the parent
+// kills it.
+int stream_until_saved(const QString& root, const QString& model) {
+    AppFixture f(root);
+    f.app->start(QString());
+    if (!f.load(model))
+        return 1;
+    f.app->chat()->settings()->setTemperature(0);
+    f.app->chat()->settings()->setMaxNewTokens(4000);
+    const QString path = root + "/data/conversations/" + f.app->chat()->currentId() + ".json";
+    QObject::connect(f.app->worker(), &InferenceWorker::tokenGenerated, &f, [&] {
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            return;
+        const std::optional<Conversation> c = ConversationStore::fromJson(file.readAll());
+        if (c && c->messages.size() == 2 && !c->messages[1].text.isEmpty()) {
+            std::fputs("saved\n", stdout);
+            std::fflush(stdout);
+            QThread::sleep(3600);  // until killed
+        }
+    }, Qt::QueuedConnection);
+    f.app->chat()->send("Once upon a time");
+    return wait_until([] { return false; }, 120000) ? 0 : 1;
+}
+
 }  // namespace
 
 class PersistenceTest : public QObject {
@@ -49,7 +76,10 @@ private slots:
         QTemporaryDir dir;
         const ConversationStore store(dir.path());
         Conversation c = sample(7, 5);
-        Message streaming{Message::Role::Assistant, "half an ans", true, {}};
+        c.format = llamadesk::ChatFormat::Completion;
+        c.draft = "words typed and not sent";
+        c.messages[0].forgotten = true;
+        Message streaming{Message::Role::Assistant, "half an ans", true, {}, false};
         c.messages.append(streaming);
         QVERIFY(store.save(c));
         QStringList errors;
@@ -60,12 +90,20 @@ private slots:
         QCOMPARE(back.id, c.id);
         QCOMPARE(back.title, c.title);
         QCOMPARE(back.created, c.created);
-        QCOMPARE(back.messages.size(), 5);  // the streaming answer is not saved
+        QCOMPARE(back.format, llamadesk::ChatFormat::Completion);
+        QCOMPARE(back.draft, c.draft);
+        QCOMPARE(back.messages[0].forgotten, true);
+        QCOMPARE(back.messages[1].forgotten, false);
+        QCOMPARE(back.messages.size(), 6);
         for (int i = 0; i < 5; ++i) {
             QCOMPARE(back.messages[i].role, c.messages[i].role);
             QCOMPARE(back.messages[i].text, c.messages[i].text);
             QCOMPARE(back.messages[i].stop_reason, c.messages[i].stop_reason);
         }
+        // The answer that was streaming comes back as interrupted, with what it had.
+        QCOMPARE(back.messages[5].text, QString("half an ans"));
+        QCOMPARE(back.messages[5].streaming, false);
+        QCOMPARE(back.messages[5].stop_reason, QString(kInterrupted));
         QVERIFY(store.remove(c.id));
         QVERIFY(store.loadAll().isEmpty());
     }
@@ -167,11 +205,83 @@ private slots:
         QCOMPARE(done->n_turns, 2);
         QVERIFY(done->result.stats.prefilled_tokens > done->result.stats.prompt_tokens);
     }
+    // kill -9 during an answer: after a restart the partial answer is there, marked interrupted,
+    // and can be continued or retried.
+    void killedDuringAnAnswerKeepsItAsInterrupted() {
+        LLAMADESK_REQUIRE_SHARED(model, "models/stories260K");
+        QTemporaryDir dir;
+        QProcess child;
+        child.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        child.start(QCoreApplication::applicationFilePath(), {"--stream-until-saved", dir.path(), model});
+        QVERIFY(child.waitForStarted());
+        QVERIFY2(child.waitForReadyRead(120000), "the child never saved a streaming answer");
+        QCOMPARE(child.readLine().trimmed(), QByteArray("saved"));
+        child.kill();
+        QVERIFY(child.waitForFinished());
+
+        AppFixture f(dir.path());
+        f.app->start(QString());
+        ChatController* chat = f.app->chat();
+        QCOMPARE(chat->messages()->rowCount(), 2);
+        const QModelIndex answer = chat->messages()->index(1);
+        const QString partial = answer.data(MessageListModel::TextRole).toString();
+        QVERIFY(!partial.isEmpty());
+        QCOMPARE(answer.data(MessageListModel::StopReasonRole).toString(), QString(kInterrupted));
+        QVERIFY(answer.data(MessageListModel::ContinuableRole).toBool());
+
+        QVERIFY(f.load(model));
+        chat->settings()->setMaxNewTokens(16);
+        const qsizetype before = f.finished.size();
+        chat->continueAnswer();
+        const AppFixture::Finished* continued = f.waitForAnswer(before);
+        QVERIFY(continued);
+        QVERIFY2(continued->result.status.ok(), continued->result.status.message.c_str());
+        QCOMPARE(continued->n_turns, 1);
+        const QString longer = chat->messages()->index(1).data(MessageListModel::TextRole).toString();
+        QVERIFY2(longer.startsWith(partial) && longer.size() > partial.size(), qPrintable(longer));
+        QVERIFY(chat->messages()->index(1).data(MessageListModel::StopReasonRole).toString() != kInterrupted);
+
+        chat->regenerate();  // Retry
+        const AppFixture::Finished* retried = f.waitForAnswer(before + 1);
+        QVERIFY(retried && retried->result.status.ok());
+        QCOMPARE(chat->messages()->rowCount(), 2);
+        QCOMPARE(chat->messages()->index(0).data(MessageListModel::TextRole).toString(), QString("Once upon a time"));
+    }
+
+    // Closing the window mid-answer stops the answer and saves what it had written.
+    void closingDuringAnAnswerSavesIt() {
+        LLAMADESK_REQUIRE_SHARED(model, "models/stories260K");
+        QTemporaryDir dir;
+        QString id;
+        {
+            AppFixture f(dir.path());
+            f.app->start(QString());
+            QVERIFY(f.load(model));
+            f.app->chat()->settings()->setMaxNewTokens(4000);
+            id = f.app->chat()->currentId();
+            QObject context;
+            bool streaming = false;
+            connect(f.app->worker(), &InferenceWorker::tokenGenerated, &context, [&] { streaming = true; });
+            f.app->chat()->send("Once upon a time");
+            QVERIFY(wait_until([&] { return streaming; }, 60000));
+            QVERIFY(f.app->chat()->generating());
+        }  // the window closes
+        const QList<Conversation> saved = ConversationStore(dir.path() + "/data").loadAll();
+        QCOMPARE(saved.size(), 1);
+        QCOMPARE(saved[0].id, id);
+        QCOMPARE(saved[0].messages.size(), 2);
+        QVERIFY(!saved[0].messages[1].text.isEmpty());
+        QCOMPARE(saved[0].messages[1].stop_reason, QString("cancelled"));
+    }
 };
 
 int main(int argc, char** argv) {
     if (argc == 3 && QByteArray(argv[1]) == "--save-loop")
         return save_loop(QString::fromLocal8Bit(argv[2]));
+    if (argc == 4 && QByteArray(argv[1]) == "--stream-until-saved") {
+        QGuiApplication application(argc, argv);
+        return stream_until_saved(QString::fromLocal8Bit(argv[2]), QString::fromLocal8Bit(argv[3]));
+    }
     QGuiApplication application(argc, argv);
     PersistenceTest test;
     return QTest::qExec(&test, argc, argv);

@@ -15,6 +15,24 @@ Item {
         app: testApp
     }
 
+    // Set when the inspector or the occupancy bar changed while an answer was streaming.
+    property bool sawLiveInspector: false
+    property bool sawLiveOccupancy: false
+    Connections {
+        target: testApp.inspector
+        function onLayoutChanged() {
+            if (testApp.chat.generating && testApp.inspector.cachedTokens > 0)
+                top.sawLiveInspector = true
+        }
+    }
+    Connections {
+        target: testApp.figures
+        function onOccupancyChanged() {
+            if (testApp.chat.generating && testApp.figures.cachedTokens > 0)
+                top.sawLiveOccupancy = true
+        }
+    }
+
     SignalSpy { id: messageChanges; target: testApp.chat.messages; signalName: "dataChanged" }
     SignalSpy { id: figureChanges; target: testApp.figures; signalName: "generationChanged" }
 
@@ -90,27 +108,29 @@ Item {
 
         function test_3_new_conversation() {
             const before = testApp.chat.conversations.count
-            const previous = testApp.chat.currentIndex
+            const previous = testApp.chat.currentId
             mouseClick(findChild(view, "newConversationButton"))
             compare(testApp.chat.conversations.count, before + 1)
-            verify(testApp.chat.currentIndex !== previous)
+            verify(testApp.chat.currentId !== previous)
+            compare(testApp.chat.currentIndex, 0, "the newest conversation is at the top")
             compare(testApp.chat.messages.count, 0)
             tryCompare(testApp.figures, "cachedTokens", 0)
+            compare(testApp.figures.hasAnswer, false, "no figures of another conversation's answer")
         }
 
         function test_4_switch_conversations() {
             typeAndSend("Hello")
             tryCompare(testApp.chat, "generating", false, 60000)
-            const second = testApp.chat.currentIndex
             const list = findChild(view, "conversationList")
-            const firstItem = list.itemAtIndex(0)
-            verify(firstItem)
-            mouseClick(firstItem)
             compare(testApp.chat.currentIndex, 0)
+            const olderItem = list.itemAtIndex(1)
+            verify(olderItem)
+            mouseClick(olderItem)
+            compare(testApp.chat.currentIndex, 1)
             compare(testApp.chat.messages.count, 2)
-            tryVerify(() => testApp.figures.cachedTokens > 0, 5000, "its own cache is shown")
-            mouseClick(list.itemAtIndex(second))
-            compare(testApp.chat.currentIndex, second)
+            verify(testApp.figures.cachedTokens > 0, "its own cache is shown at once")
+            mouseClick(list.itemAtIndex(0))
+            compare(testApp.chat.currentIndex, 0)
             compare(testApp.chat.messages.count, 2)
         }
 
@@ -151,6 +171,175 @@ Item {
             keyClick(Qt.Key_Escape)
             tryCompare(testApp.chat, "generating", false, 2000)
             compare(findChild(view, "messageList").itemAtIndex(1).stopReason, "cancelled")
+        }
+        function bubbleAt(i) {
+            const list = findChild(view, "messageList")
+            list.following = false  // as a reader who scrolled up
+            list.positionViewAtIndex(i, ListView.Beginning)
+            wait(20)
+            return list.itemAtIndex(i)
+        }
+
+        // Pastes text into the composer and waits until its token count is shown.
+        function paste(text) {
+            const input = findChild(view, "composerInput")
+            input.forceActiveFocus()
+            input.text = text
+            tryVerify(() => testApp.chat.draft === text && testApp.chat.draftCounted, 10000,
+                      "the composer shows the message's token count")
+            return input
+        }
+
+        // A message that fills about `fraction` of the context.
+        function messageOf(fraction) {
+            const unit = "The little dog ran to the park and played with a red ball. "
+            paste(unit)
+            const perUnit = testApp.chat.draftTokens
+            return unit.repeat(Math.max(1, Math.floor(fraction * testApp.chat.contextLength / perUnit)))
+        }
+
+        function contextFullDialogFor(text) {
+            const input = paste(text)
+            verify(testApp.chat.draftNeedsRoom, "the note says the message needs room")
+            keyClick(Qt.Key_Return)
+            const dialog = findChild(view, "contextFullDialog")
+            tryCompare(dialog, "visible", true)
+            compare(input.text, text, "the message stays in the composer while the dialog asks")
+            return dialog
+        }
+
+        // A conversation holding one answered message of ~60% of the context.
+        function halfFullConversation() {
+            testApp.chat.newConversation()
+            testApp.chat.settings.maxNewTokens = 8
+            const big = messageOf(0.6)
+            paste(big)
+            verify(!testApp.chat.draftNeedsRoom && !testApp.chat.draftTooLong)
+            keyClick(Qt.Key_Return)
+            tryCompare(testApp.chat, "generating", false, 60000)
+            compare(testApp.chat.messages.count, 2)
+            return big
+        }
+
+        function test_8a_too_long_message_stays_in_the_composer() {
+            testApp.chat.newConversation()
+            verify(testApp.chat.contextLength > 0)
+            const text = messageOf(1.5)
+            const input = paste(text)
+            verify(testApp.chat.draftTooLong)
+            const note = findChild(view, "draftNote")
+            verify(note.visible && note.text.indexOf(String(testApp.chat.draftTokens)) >= 0, note.text)
+            compare(findChild(view, "sendButton").enabled, false)
+            keyClick(Qt.Key_Return)
+            compare(input.text, text, "the message stays in the composer")
+            compare(testApp.chat.messages.count, 0)
+            compare(testApp.chat.currentTitle, "New conversation")
+            compare(findChild(view, "contextFullDialog").visible, false, "no choice that cannot work")
+
+            // Sent before it was counted: the engine refuses it and it comes back.
+            testApp.dismissError()
+            input.text = text + "!"
+            keyClick(Qt.Key_Return)
+            tryCompare(testApp.chat, "generating", false, 30000)
+            compare(testApp.chat.messages.count, 0)
+            compare(input.text, text + "!")
+            compare(testApp.chat.currentTitle, "New conversation")
+            verify(testApp.errorMessage.indexOf("too long") >= 0, testApp.errorMessage)
+            compare(findChild(view, "contextFullDialog").visible, false)
+            testApp.dismissError()
+            input.text = ""
+        }
+
+        function test_8b_context_full_then_new_conversation() {
+            halfFullConversation()
+            const first = testApp.chat.currentId
+            const second = "And then? " + messageOf(0.6)
+            const dialog = contextFullDialogFor(second)
+            mouseClick(findChild(dialog, "contextFullNewConversation"))
+            verify(testApp.chat.currentId !== first)
+            tryCompare(testApp.chat, "generating", false, 60000)
+            compare(testApp.chat.messages.count, 2, "the message was sent in the new conversation")
+            compare(bubbleAt(0).text, second)
+            compare(findChild(view, "composerInput").text, "")
+            testApp.chat.settings.maxNewTokens = 400
+        }
+
+        function test_8c_context_full_then_drop_oldest_turns() {
+            halfFullConversation()
+            const second = "And then? " + messageOf(0.6)
+            const dialog = contextFullDialogFor(second)
+            mouseClick(findChild(dialog, "contextFullDropOldest"))
+            tryCompare(testApp.chat, "generating", false, 60000)
+            compare(testApp.chat.messages.count, 4, "the dropped turn stays on screen")
+            compare(bubbleAt(0).forgotten, true)
+            compare(bubbleAt(1).forgotten, true)
+            compare(bubbleAt(2).forgotten, false)
+            compare(bubbleAt(2).text, second)
+            compare(findChild(view, "composerInput").text, "")
+            tryVerify(() => testApp.figures.cachedTokens > 0
+                      && testApp.figures.cachedTokens === testApp.inspector.cachedTokens, 5000,
+                      "the bar and the inspector agree")
+            testApp.chat.settings.maxNewTokens = 400
+        }
+
+        // The figures always describe the conversation on screen, even while another one answers.
+        function test_9a_idle_conversation_figures_while_another_generates() {
+            testApp.chat.newConversation()
+            typeAndSend("Hello")
+            tryCompare(testApp.chat, "generating", false, 60000)
+            const cached = testApp.figures.cachedTokens
+            verify(cached > 0)
+            tryCompare(testApp.inspector, "cachedTokens", cached)
+
+            testApp.chat.newConversation()
+            typeAndSend("Once upon a time")
+            testApp.chat.selectConversation(1)  // before the answer can have ended
+            verify(testApp.chat.generating)
+            compare(testApp.figures.cachedTokens, cached)
+            compare(testApp.inspector.cachedTokens, cached)
+            const bar = findChild(view, "conversationOccupancy")
+            verify(bar.detail.indexOf(cached + " / ") === 0, bar.detail)
+            tryCompare(testApp.chat, "generating", false, 60000)
+            compare(testApp.figures.cachedTokens, cached)
+        }
+
+        function test_9b_inspector_follows_the_answer() {
+            testApp.chat.newConversation()
+            top.sawLiveInspector = false
+            top.sawLiveOccupancy = false
+            typeAndSend("Once upon a time")
+            tryCompare(testApp.chat, "generating", false, 60000)
+            verify(top.sawLiveInspector, "the inspector changed during the answer")
+            verify(top.sawLiveOccupancy, "the occupancy bar changed during the answer")
+            tryVerify(() => testApp.inspector.cachedTokens === testApp.figures.cachedTokens, 5000)
+        }
+
+        function test_9c_delete_can_be_undone() {
+            const count = testApp.chat.conversations.count
+            const id = testApp.chat.currentId
+            testApp.chat.deleteConversation(testApp.chat.currentIndex)
+            compare(testApp.chat.conversations.count, count - 1)
+            const bar = findChild(view, "undoDeleteBar")
+            verify(bar.visible)
+            mouseClick(findChild(view, "undoDeleteButton"))
+            compare(testApp.chat.conversations.count, count)
+            compare(testApp.chat.currentId, id)
+            compare(testApp.chat.messages.count, 2)
+            verify(!bar.visible)
+        }
+
+        // stories260K is a story model: its conversations continue text rather than chat.
+        function test_9d_chat_format_follows_the_model_and_can_change() {
+            testApp.chat.newConversation()
+            compare(testApp.chat.suggestedFormat, "completion")
+            compare(testApp.chat.chatFormat, "completion")
+            const selector = findChild(view, "formatSelector")
+            compare(selector.currentText, "Plain completion")
+            testApp.chat.chatFormat = "chat"
+            compare(selector.currentText, "Llama 2 chat")
+            typeAndSend("Hi")
+            tryCompare(testApp.chat, "generating", false, 60000)
+            compare(testApp.chat.chatFormat, "chat")
         }
     }
 }

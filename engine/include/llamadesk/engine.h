@@ -55,6 +55,11 @@ struct LoadParams {
     std::function<void(float fraction, const std::string& stage)> on_progress;
 };
 
+enum class ChatFormat {
+    Llama2Chat,  // <s>[INST] <<SYS>>\n...\n<</SYS>>\n\n user [/INST] answer </s><s>[INST] ...
+    Completion,  // plain text continuation
+};
+
 struct ModelInfo {
     std::string name;            // file name without extension
     std::string path;
@@ -69,11 +74,9 @@ struct ModelInfo {
     std::string device;          // e.g. "AMD EPYC, 2 threads, AVX2" or "NVIDIA H200"
     int n_threads = 0;
     std::string tokenizer;       // where the vocabulary came from
-};
-
-enum class ChatFormat {
-    Llama2Chat,  // <s>[INST] <<SYS>>\n...\n<</SYS>>\n\n user [/INST] answer </s><s>[INST] ...
-    Completion,  // plain text continuation
+    // The format this checkpoint was trained for: Llama2Chat when the GGUF carries a chat template
+    // or the name says chat / instruct, else Completion (base and story models continue text).
+    ChatFormat chat_format = ChatFormat::Completion;
 };
 
 struct SamplingParams {
@@ -145,6 +148,18 @@ struct ChatTurn {
     std::string answer;
 };
 
+// What a message would add to a conversation, measured before sending it.
+struct TurnSize {
+    int message_tokens = 0;  // tokens the message adds, chat template included
+    int alone_tokens = 0;    // the same message as the first turn of an empty conversation
+    int history_tokens = 0;  // tokens the conversation holds already
+    int context_length = 0;
+
+    // At least one position must stay free for the answer.
+    bool fits() const { return history_tokens + message_tokens < context_length; }
+    bool fits_alone() const { return alone_tokens < context_length; }
+};
+
 // What the KV cache inspector shows for one conversation.
 struct CacheLayout {
     int n_layers = 0, block_size = 0, n_kv_heads = 0, head_dim = 0;
@@ -172,6 +187,8 @@ public:
     ModelInfo model_info() const;
 
     ConversationId create_conversation(ChatFormat format = ChatFormat::Llama2Chat);
+    // The history is rendered again in the new format; the cache is rebuilt when next used.
+    Status set_chat_format(ConversationId id, ChatFormat format);
     Status reset_conversation(ConversationId id);   // history emptied, all its blocks freed
     Status delete_conversation(ConversationId id);
     // Keeps the first n_turns turns; the cache is cut back to where turn n_turns began.
@@ -188,6 +205,17 @@ public:
     GenerationResult generate(ConversationId id, const std::string& user_text,
                               const GenerateParams& params, const TokenCallback& on_token = {},
                               const std::atomic<bool>* cancel = nullptr);
+
+    // Goes on with the last turn's answer (cut short, or restored from disk) as if it had never
+    // stopped; result.text is only the new text. Fails with InvalidArgument when there is no turn.
+    GenerationResult continue_answer(ConversationId id, const GenerateParams& params,
+                                     const TokenCallback& on_token = {},
+                                     const std::atomic<bool>* cancel = nullptr);
+
+    // Tokenizes user_text as the conversation's next turn would (system_prompt applies when it
+    // is the first), without changing anything.
+    Status measure_turn(ConversationId id, const std::string& user_text, const std::string& system_prompt,
+                        TurnSize* out);
 
     Status conversation_stats(ConversationId id, ConversationStats* out) const;
     PoolStats pool_stats() const;

@@ -1,5 +1,7 @@
 #include "chat/chat_template.h"
 
+#include <algorithm>
+#include <cctype>
 #include <string_view>
 
 namespace llamadesk {
@@ -44,6 +46,15 @@ std::vector<int> render_answer(const Tokenizer& tok, ChatFormat format, const st
     std::vector<int> ids = tok.encode(strip(answer) + " ", false);
     ids.push_back(tok.eos_id());
     return ids;
+}
+
+ChatFormat suggested_chat_format(const std::string& chat_template, const std::string& model_name) {
+    if (!chat_template.empty()) return ChatFormat::Llama2Chat;
+    std::string name = model_name;
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    for (const std::string_view word : {"chat", "instruct"})
+        if (name.find(word) != std::string::npos) return ChatFormat::Llama2Chat;
+    return ChatFormat::Completion;
 }
 
 std::vector<int> answer_terminator(const Tokenizer& tok, ChatFormat format) {

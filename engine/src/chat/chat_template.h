@@ -23,6 +23,10 @@ std::vector<int> render_user_turn(const Tokenizer& tok, ChatFormat format, bool 
 // Tokens of a finished answer that was not generated here (restored from disk), end included.
 std::vector<int> render_answer(const Tokenizer& tok, ChatFormat format, const std::string& answer);
 
+// The format a checkpoint was made for: Llama2Chat when it carries a chat template or its name
+// says chat or instruct (as Meta's and most converters' file names do), else Completion.
+ChatFormat suggested_chat_format(const std::string& chat_template, const std::string& model_name);
+
 // Tokens that close an answer in the history (EOS for Llama2Chat, nothing for Completion).
 std::vector<int> answer_terminator(const Tokenizer& tok, ChatFormat format);
 

@@ -30,6 +30,18 @@ void truncate_history(Conversation& conv, int n_turns) {
     conv.evicted_tokens = std::min(conv.evicted_tokens, cut);
 }
 
+TurnSize measure_user_turn(const Tokenizer& tok, const Conversation& conv, const std::string& user_text,
+                           const std::string& system_prompt, int context_length) {
+    TurnSize s;
+    s.alone_tokens = int(render_user_turn(tok, conv.format, true, system_prompt, user_text).size());
+    s.message_tokens = conv.turns.empty()
+                           ? s.alone_tokens
+                           : int(render_user_turn(tok, conv.format, false, conv.system_prompt, user_text).size());
+    s.history_tokens = int(conv.history.size());
+    s.context_length = context_length;
+    return s;
+}
+
 ConversationStats conversation_stats_of(const Conversation& conv, int context_length) {
     ConversationStats s;
     s.id = conv.id;

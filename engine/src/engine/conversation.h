@@ -41,6 +41,10 @@ void rebuild_history(Conversation& conv, const Tokenizer& tok);
 // follows (the caller frees the blocks that no longer hold anything).
 void truncate_history(Conversation& conv, int n_turns);
 
+// What user_text adds as conv's next turn; the system prompt applies only to a first turn.
+TurnSize measure_user_turn(const Tokenizer& tok, const Conversation& conv, const std::string& user_text,
+                           const std::string& system_prompt, int context_length);
+
 ConversationStats conversation_stats_of(const Conversation& conv, int context_length);
 
 }  // namespace llamadesk

@@ -38,6 +38,10 @@ ConversationId Engine::create_conversation(ChatFormat format) {
     return id;
 }
 
+Status Engine::set_chat_format(ConversationId id, ChatFormat format) {
+    return guarded([&] { impl_->set_format(id, format); });
+}
+
 Status Engine::reset_conversation(ConversationId id) {
     return guarded([&] { impl_->reset(id); });
 }
@@ -59,19 +63,37 @@ Status Engine::restore_turns(ConversationId id, const std::vector<ChatTurn>& tur
     return guarded([&] { impl_->restore_turns(id, turns, system_prompt); });
 }
 
-GenerationResult Engine::generate(ConversationId id, const std::string& user_text,
-                                  const GenerateParams& params, const TokenCallback& on_token,
-                                  const std::atomic<bool>* cancel) {
+namespace {
+
+// A failure once decoding began is already in result.status; this catches the earlier ones.
+template <class Fn>
+GenerationResult guarded_generation(Fn&& fn) {
     GenerationResult result;
-    // A failure once decoding began is already in result.status; this catches the earlier ones.
-    const Status before_decoding =
-        guarded([&] { result = impl_->generate(id, user_text, params, on_token, cancel); });
+    const Status before_decoding = guarded([&] { result = fn(); });
     if (!before_decoding.ok()) {
         result.status = before_decoding;
         result.stop_reason =
             before_decoding.code == ErrorCode::ContextFull ? StopReason::ContextFull : StopReason::Error;
     }
     return result;
+}
+
+}  // namespace
+
+GenerationResult Engine::generate(ConversationId id, const std::string& user_text,
+                                  const GenerateParams& params, const TokenCallback& on_token,
+                                  const std::atomic<bool>* cancel) {
+    return guarded_generation([&] { return impl_->generate(id, user_text, params, on_token, cancel); });
+}
+
+GenerationResult Engine::continue_answer(ConversationId id, const GenerateParams& params,
+                                         const TokenCallback& on_token, const std::atomic<bool>* cancel) {
+    return guarded_generation([&] { return impl_->continue_answer(id, params, on_token, cancel); });
+}
+
+Status Engine::measure_turn(ConversationId id, const std::string& user_text, const std::string& system_prompt,
+                            TurnSize* out) {
+    return guarded([&] { *out = impl_->measure_turn(id, user_text, system_prompt); });
 }
 
 Status Engine::conversation_stats(ConversationId id, ConversationStats* out) const {

@@ -1,5 +1,6 @@
 #include "engine/engine_impl.h"
 
+#include "chat/chat_template.h"
 #include "core/error.h"
 #include "engine/generation.h"
 
@@ -45,10 +46,24 @@ ConversationId Engine::Impl::create(ChatFormat format) {
     return id;
 }
 
+void Engine::Impl::set_format(ConversationId id, ChatFormat format) {
+    Conversation& conv = find(id);
+    if (conv.format == format) return;
+    conv.format = format;
+    rebuild(conv);
+}
+
 void Engine::Impl::drop_cache(Conversation& conv) {
     if (model) model->pool->release(conv);
     conv.n_cached = 0;
     conv.evicted_tokens = 0;
+}
+
+void Engine::Impl::rebuild(Conversation& conv) {
+    drop_cache(conv);
+    conv.history.clear();
+    conv.history_stale = true;
+    retokenize_if_stale(conv);
 }
 
 void Engine::Impl::retokenize_if_stale(Conversation& conv) {
@@ -86,24 +101,18 @@ void Engine::Impl::drop_oldest_turns(ConversationId id, int n, const std::string
     Conversation& conv = find(id);
     if (n < 0) fail(ErrorCode::InvalidArgument, "cannot drop a negative number of turns");
     // Every later turn's tokens shift to new positions, so the cache cannot be kept.
-    drop_cache(conv);
     conv.turns.erase(conv.turns.begin(), conv.turns.begin() + std::min<size_t>(size_t(n), conv.turns.size()));
     conv.system_prompt = system_prompt;
-    conv.history.clear();
-    conv.history_stale = true;
-    retokenize_if_stale(conv);
+    rebuild(conv);
 }
 
 void Engine::Impl::restore_turns(ConversationId id, const std::vector<ChatTurn>& turns,
                                  const std::string& system_prompt) {
     Conversation& conv = find(id);
-    drop_cache(conv);
     conv.turns.clear();
     for (const ChatTurn& t : turns) conv.turns.push_back(Turn{t.user, t.answer, 0, 0});
     conv.system_prompt = system_prompt;
-    conv.history.clear();
-    conv.history_stale = true;
-    retokenize_if_stale(conv);
+    rebuild(conv);
 }
 
 GenerationResult Engine::Impl::generate(ConversationId id, const std::string& user_text,
@@ -114,6 +123,23 @@ GenerationResult Engine::Impl::generate(ConversationId id, const std::string& us
     retokenize_if_stale(conv);
     conv.last_used = ++tick;
     return generate_answer(m, conversations, conv, user_text, params, on_token, cancel);
+}
+
+GenerationResult Engine::Impl::continue_answer(ConversationId id, const GenerateParams& params,
+                                               const TokenCallback& on_token, const std::atomic<bool>* cancel) {
+    LoadedModel& m = require_model();
+    Conversation& conv = find(id);
+    retokenize_if_stale(conv);
+    conv.last_used = ++tick;
+    return llamadesk::continue_answer(m, conversations, conv, params, on_token, cancel);
+}
+
+TurnSize Engine::Impl::measure_turn(ConversationId id, const std::string& user_text,
+                                    const std::string& system_prompt) {
+    LoadedModel& m = require_model();
+    Conversation& conv = find(id);
+    retokenize_if_stale(conv);
+    return measure_user_turn(*m.tokenizer, conv, user_text, system_prompt, m.context_length());
 }
 
 ConversationStats Engine::Impl::stats(ConversationId id) const {

@@ -22,6 +22,7 @@ struct Engine::Impl {
     const Conversation& find(ConversationId id) const;
 
     ConversationId create(ChatFormat format);
+    void set_format(ConversationId id, ChatFormat format);
     void reset(ConversationId id);
     void remove(ConversationId id);
     void truncate_turns(ConversationId id, int n_turns);
@@ -29,6 +30,9 @@ struct Engine::Impl {
     void restore_turns(ConversationId id, const std::vector<ChatTurn>& turns, const std::string& system_prompt);
     GenerationResult generate(ConversationId id, const std::string& user_text, const GenerateParams& params,
                               const TokenCallback& on_token, const std::atomic<bool>* cancel);
+    GenerationResult continue_answer(ConversationId id, const GenerateParams& params,
+                                     const TokenCallback& on_token, const std::atomic<bool>* cancel);
+    TurnSize measure_turn(ConversationId id, const std::string& user_text, const std::string& system_prompt);
 
     ConversationStats stats(ConversationId id) const;
     CacheLayout cache_layout(ConversationId id) const;
@@ -36,6 +40,8 @@ struct Engine::Impl {
 
 private:
     void drop_cache(Conversation& conv);  // frees its blocks; history kept
+    // After the turns, system prompt or format changed: no cache, history tokenized again.
+    void rebuild(Conversation& conv);
     void retokenize_if_stale(Conversation& conv);
 };
 

@@ -24,11 +24,23 @@ public:
 
     GenerationResult run(const std::string& user_text) {
         begin_turn(user_text);
+        return answer([this] { undo_turn(); });
+    }
+
+    GenerationResult resume() {
+        reopen_turn();
+        return answer([this] { close_turn(); });
+    }
+
+private:
+    // undo leaves the conversation as it was when nothing could be answered.
+    template <class Undo>
+    GenerationResult answer(Undo&& undo) {
         int32_t first = 0;
         try {
             first = prefill_and_sample();
         } catch (...) {
-            undo_turn();  // nothing was answered: leave the conversation as it was
+            undo();
             throw;
         }
         decode_from(first);
@@ -36,17 +48,17 @@ public:
         return std::move(result_);
     }
 
-private:
     // Renders the turn and makes room for it; nothing changes unless it fits.
     void begin_turn(const std::string& user_text) {
         const bool first_turn = conv_.turns.empty();
         const std::string& system_prompt = first_turn ? params_.system_prompt : conv_.system_prompt;
         const std::vector<int> turn =
             render_user_turn(*m_.tokenizer, conv_.format, first_turn, system_prompt, user_text);
-        const int before = int(conv_.history.size());
-        const int after = before + int(turn.size());
+        const TurnSize size{int(turn.size()), 0, int(conv_.history.size()), m_.context_length()};
+        const int before = size.history_tokens;
+        const int after = before + size.message_tokens;
         if (after == 0) fail(ErrorCode::InvalidArgument, "there is no text to continue");
-        if (after >= m_.context_length())
+        if (!size.fits())
             fail(ErrorCode::ContextFull,
                  "the conversation holds " + std::to_string(before) + " tokens and this message adds " +
                      std::to_string(turn.size()) + ", which leaves no room to answer within the model's context of " +
@@ -66,6 +78,31 @@ private:
         conv_.n_cached = std::min(conv_.n_cached, before);
         m_.pool->shrink_to_cached(conv_);
         if (conv_.turns.empty()) conv_.system_prompt.clear();
+    }
+
+    // Takes the closing EOS back off the last turn, so decoding goes on where the answer stopped.
+    void reopen_turn() {
+        if (conv_.turns.empty()) fail(ErrorCode::InvalidArgument, "there is no answer to continue");
+        Turn& turn = conv_.turns.back();
+        const std::vector<int> end = answer_terminator(*m_.tokenizer, conv_.format);
+        if (conv_.history.size() >= end.size() &&
+            std::equal(end.begin(), end.end(), conv_.history.end() - std::ptrdiff_t(end.size())))
+            closing_ = end;
+        const int open_size = int(conv_.history.size() - closing_.size());
+        if (open_size + 1 >= m_.context_length())
+            fail(ErrorCode::ContextFull, "the answer already fills the model's context of " +
+                                             std::to_string(m_.context_length()) + " tokens");
+        m_.pool->reserve(conv_, open_size, conversations_);
+        conv_.history.resize(size_t(open_size));
+        conv_.n_cached = std::min(conv_.n_cached, open_size);
+        turn.end = open_size;
+        answer_before_ = turn.answer;
+    }
+
+    // Puts the closing tokens back after a resume that could not decode.
+    void close_turn() {
+        conv_.history.insert(conv_.history.end(), closing_.begin(), closing_.end());
+        conv_.turns.back().end = int(conv_.history.size());
     }
 
     // Runs history[n_cached..] through the model in chunks and samples the first answer token.
@@ -138,7 +175,7 @@ private:
         if (conv_.history.size() + end.size() <= size_t(m_.context_length()))
             conv_.history.insert(conv_.history.end(), end.begin(), end.end());
         Turn& turn = conv_.turns.back();
-        turn.answer = result_.text;
+        turn.answer = answer_before_ + result_.text;
         turn.end = int(conv_.history.size());
         refresh_stats();
     }
@@ -179,6 +216,8 @@ private:
     Sampler sampler_;
     StopStringFilter stops_;
     Stopwatch call_clock_, decode_clock_;
+    std::string answer_before_;  // resume(): the text the answer had already
+    std::vector<int> closing_;   // resume(): the tokens that had closed it
     GenerationResult result_;
 };
 
@@ -188,6 +227,12 @@ GenerationResult generate_answer(LoadedModel& model, ConversationMap& conversati
                                  const std::string& user_text, const GenerateParams& params,
                                  const TokenCallback& on_token, const std::atomic<bool>* cancel) {
     return AnswerGenerator(model, conversations, conv, params, on_token, cancel).run(user_text);
+}
+
+GenerationResult continue_answer(LoadedModel& model, ConversationMap& conversations, Conversation& conv,
+                                 const GenerateParams& params, const TokenCallback& on_token,
+                                 const std::atomic<bool>* cancel) {
+    return AnswerGenerator(model, conversations, conv, params, on_token, cancel).resume();
 }
 
 }  // namespace llamadesk

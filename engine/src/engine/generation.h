@@ -28,4 +28,11 @@ GenerationResult generate_answer(LoadedModel& model, ConversationMap& conversati
                                  const std::string& user_text, const GenerateParams& params,
                                  const TokenCallback& on_token, const std::atomic<bool>* cancel);
 
+// Reopens the last turn's answer (its closing EOS leaves the history) and decodes more of it;
+// the turn's answer text grows by result.text. Throws ContextFull, changing nothing, when no
+// position is left.
+GenerationResult continue_answer(LoadedModel& model, ConversationMap& conversations, Conversation& conv,
+                                 const GenerateParams& params, const TokenCallback& on_token,
+                                 const std::atomic<bool>* cancel);
+
 }  // namespace llamadesk

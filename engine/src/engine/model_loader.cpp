@@ -3,6 +3,7 @@
 #include <limits>
 #include <thread>
 
+#include "chat/chat_template.h"
 #include "core/error.h"
 #include "engine/loaded_model.h"
 
@@ -101,6 +102,7 @@ ModelInfo describe(const LoadedModel& m, int n_threads, const std::string& backe
     if (!backend_note.empty()) info.device += " (" + backend_note + ")";
     info.n_threads = m.backend->name() == "CPU" ? n_threads : 0;
     info.tokenizer = m.checkpoint.tokenizer.describe();
+    info.chat_format = suggested_chat_format(m.checkpoint.chat_template, info.name);
     return info;
 }
 

@@ -73,6 +73,7 @@ struct Checkpoint {
     ModelWeights weights;
     DType weight_dtype = DType::F32;   // dtype of the large matrices
     TokenizerSource tokenizer;
+    std::string chat_template;         // GGUF tokenizer.chat_template (Jinja), when present
     std::shared_ptr<const void> storage;  // keeps the mapping / owned buffers alive
 
     int64_t n_params() const;

@@ -94,6 +94,14 @@ private slots:
         QCOMPARE(render_user_turn(*tok_, ChatFormat::Completion, false, "", text), tok_->encode(text, false));
         QVERIFY(answer_terminator(*tok_, ChatFormat::Completion).empty());
     }
+
+    void suggested_format() {
+        QCOMPARE(suggested_chat_format("{% for message in messages %}[INST]...", "anything"), ChatFormat::Llama2Chat);
+        QCOMPARE(suggested_chat_format("", "llama-2-7b-chat.Q4_K_M"), ChatFormat::Llama2Chat);
+        QCOMPARE(suggested_chat_format("", "Mistral-7B-Instruct"), ChatFormat::Llama2Chat);
+        QCOMPARE(suggested_chat_format("", "llama-2-7b.Q4_K_M"), ChatFormat::Completion);
+        QCOMPARE(suggested_chat_format("", "stories260K"), ChatFormat::Completion);
+    }
 };
 
 QTEST_APPLESS_MAIN(TestChatTemplate)

@@ -233,6 +233,114 @@ private slots:
         QCOMPARE(e.delete_conversation(ids[0]).code, ErrorCode::UnknownConversation);
     }
 
+    // An answer cut short and continued is the answer that was never cut: the closing EOS leaves
+    // the history and decoding goes on from the cache.
+    void continue_equals_uninterrupted_data() {
+        QTest::addColumn<int>("format");
+        QTest::newRow("llama 2 chat") << int(ChatFormat::Llama2Chat);
+        QTest::newRow("completion") << int(ChatFormat::Completion);
+    }
+
+    void continue_equals_uninterrupted() {
+        QFETCH(int, format);
+        Engine e;
+        LLAMADESK_VERIFY_OK(e.load(load_params(gqa_path_)));
+        const ConversationId whole = e.create_conversation(ChatFormat(format));
+        const Exchange full = say(e, whole, "tell me a story", greedy(20));
+        QCOMPARE(int(full.tokens.size()), 20);
+
+        const ConversationId cut = e.create_conversation(ChatFormat(format));
+        const Exchange head = say(e, cut, "tell me a story", greedy(8));
+        const ConversationStats before = stats_of(e, cut);
+        const GenerationResult tail = e.continue_answer(cut, greedy(12));
+        LLAMADESK_VERIFY_OK(tail.status);
+        QCOMPARE(tail.stats.prompt_tokens, 0);
+        // Only the uncomputed last token runs again; the closing EOS is gone from the history.
+        QCOMPARE(tail.stats.prefilled_tokens, 1);
+        std::vector<int> joined = head.tokens;
+        joined.insert(joined.end(), tail.tokens.begin(), tail.tokens.end());
+        QCOMPARE(joined, full.tokens);
+        const ConversationStats after = stats_of(e, cut);
+        QCOMPARE(after.n_turns, 1);
+        QCOMPARE(after.history_tokens, stats_of(e, whole).history_tokens);
+        QCOMPARE(after.history_tokens, before.history_tokens + 12);
+
+        // The next turn follows the continued answer as it would the uninterrupted one.
+        QCOMPARE(say(e, cut, "and then?", greedy(6)).tokens, say(e, whole, "and then?", greedy(6)).tokens);
+    }
+
+    void continue_needs_an_answer() {
+        Engine e;
+        LLAMADESK_VERIFY_OK(e.load(load_params(gqa_path_)));
+        const ConversationId c = e.create_conversation();
+        const GenerationResult r = e.continue_answer(c, greedy(4));
+        QCOMPARE(r.status.code, ErrorCode::InvalidArgument);
+        QCOMPARE(stats_of(e, c).history_tokens, 0);
+    }
+
+    // A restored answer (text from disk) goes on too.
+    void continue_after_restore() {
+        Engine e;
+        LLAMADESK_VERIFY_OK(e.load(load_params(gqa_path_)));
+        const ConversationId c = e.create_conversation();
+        LLAMADESK_VERIFY_OK(e.restore_turns(c, {{"tell me a story", "once upon"}}, ""));
+        const int restored = stats_of(e, c).history_tokens;
+        const GenerationResult r = e.continue_answer(c, greedy(5));
+        LLAMADESK_VERIFY_OK(r.status);
+        QCOMPARE(int(r.tokens.size()), 5);
+        QCOMPARE(r.stats.prefilled_tokens, restored - 1);  // all but the EOS that was taken off
+        QCOMPARE(stats_of(e, c).n_turns, 1);
+    }
+
+    // measure_turn counts what generate() will add, and its fit rule is the one generate() applies.
+    void measure_turn_predicts_generate() {
+        Engine e;
+        LLAMADESK_VERIFY_OK(e.load(load_params(gqa_path_)));
+        const ConversationId c = e.create_conversation();
+        TurnSize size;
+        LLAMADESK_VERIFY_OK(e.measure_turn(c, "hello there", "be brief", &size));
+        QCOMPARE(size.history_tokens, 0);
+        QCOMPARE(size.alone_tokens, size.message_tokens);
+        QCOMPARE(size.context_length, 256);
+        GenerateParams g = greedy(4);
+        g.system_prompt = "be brief";
+        const Exchange first = say(e, c, "hello there", g);
+        QCOMPARE(first.stats.prompt_tokens, size.message_tokens);
+
+        LLAMADESK_VERIFY_OK(e.measure_turn(c, "and then", "be brief", &size));
+        QCOMPARE(size.history_tokens, stats_of(e, c).history_tokens);
+        QVERIFY(size.alone_tokens > size.message_tokens);  // alone, it would carry the system prompt
+        QCOMPARE(say(e, c, "and then", greedy(4)).stats.prompt_tokens, size.message_tokens);
+
+        // A message exactly one token too long is refused by both.
+        std::string text = "a";
+        for (;;) {
+            LLAMADESK_VERIFY_OK(e.measure_turn(c, text, "", &size));
+            if (!size.fits()) break;
+            text += " a";
+        }
+        QCOMPARE(size.history_tokens + size.message_tokens, size.context_length);
+        const GenerationResult refused = e.generate(c, text, greedy(4));
+        QCOMPARE(refused.status.code, ErrorCode::ContextFull);
+        QCOMPARE(stats_of(e, c).history_tokens, size.history_tokens);
+    }
+
+    // Switching a conversation's format renders its history again; the cache is rebuilt.
+    void chat_format_can_change() {
+        Engine e;
+        LLAMADESK_VERIFY_OK(e.load(load_params(gqa_path_)));
+        const ConversationId c = e.create_conversation(ChatFormat::Llama2Chat);
+        say(e, c, "tell me a story", greedy(6));
+        const ConversationStats chat = stats_of(e, c);
+        LLAMADESK_VERIFY_OK(e.set_chat_format(c, ChatFormat::Completion));
+        const ConversationStats plain = stats_of(e, c);
+        QCOMPARE(plain.n_turns, 1);
+        QCOMPARE(plain.cached_tokens, 0);
+        QVERIFY(plain.history_tokens < chat.history_tokens);  // no [INST] markers, no EOS
+        const Exchange next = say(e, c, " and then", greedy(4));
+        QCOMPARE(next.stats.prefilled_tokens, plain.history_tokens + next.stats.prompt_tokens);
+    }
+
     void cache_layout_describes_the_block_table() {
         Engine e;
         LLAMADESK_VERIFY_OK(e.load(load_params(gqa_path_)));

@@ -1,0 +1,51 @@
+// Above the messages: the conversation's title and its chat format. Llama 2 chat wraps each
+// message in [INST] … [/INST]; plain completion continues the text as written, which is what base
+// and story models were trained for. The model's own suggestion is named when it differs.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import LlamaDesk.Core
+
+Rectangle {
+    id: header
+    required property ChatController chat
+    readonly property var formats: [{ key: "chat", name: qsTr("Llama 2 chat") },
+                                    { key: "completion", name: qsTr("Plain completion") }]
+    function nameOf(key) { return key === "completion" ? formats[1].name : formats[0].name }
+
+    implicitHeight: row.implicitHeight + 12
+    color: Theme.background
+
+    RowLayout {
+        id: row
+        anchors.fill: parent
+        anchors.leftMargin: 16
+        anchors.rightMargin: 12
+        spacing: 10
+        Label {
+            text: header.chat.currentTitle
+            textFormat: Text.PlainText
+            font.bold: true
+            color: Theme.text
+            elide: Text.ElideRight
+            Layout.fillWidth: true
+        }
+        Label {
+            visible: header.chat.suggestedFormat !== header.chat.chatFormat
+            text: qsTr("the model suggests %1").arg(header.nameOf(header.chat.suggestedFormat))
+            color: Theme.muted
+            font.pixelSize: 11
+        }
+        Label { text: qsTr("Format"); color: Theme.muted; font.pixelSize: 12 }
+        ComboBox {
+            objectName: "formatSelector"
+            model: header.formats
+            textRole: "name"
+            valueRole: "key"
+            currentIndex: header.chat.chatFormat === "completion" ? 1 : 0
+            enabled: !header.chat.generating
+            Layout.preferredWidth: 170
+            onActivated: header.chat.chatFormat = currentValue
+        }
+    }
+}
