@@ -5,6 +5,7 @@ ConversationSettings::ConversationSettings(QSettings* settings, QObject* parent)
 
 void ConversationSettings::setConversation(const QString& id) {
     id_ = id;
+    setLastError({});  // a refusal is about the conversation it was made in
     emit changed();
 }
 
@@ -21,12 +22,53 @@ QString ConversationSettings::systemPromptOf(const QString& id) const {
 }
 
 void ConversationSettings::setValue(const QString& key, const QVariant& v) {
+    setLastError({});
     if (value(key, {}) == v)
         return;
     if (!id_.isEmpty())
         settings_->setValue("conversations/" + id_ + "/" + key, v);
     settings_->setValue("defaults/" + key, v);  // new conversations start from the latest choice
     emit changed();
+}
+
+void ConversationSettings::setTemperature(double v) {
+    llamadesk::SamplingParams s = generateParams().sampling;
+    s.temperature = float(v);
+    setSampling("temperature", v, s);
+}
+
+void ConversationSettings::setTopP(double v) {
+    llamadesk::SamplingParams s = generateParams().sampling;
+    s.top_p = float(v);
+    setSampling("topP", v, s);
+}
+
+void ConversationSettings::setTopK(int v) {
+    llamadesk::SamplingParams s = generateParams().sampling;
+    s.top_k = v;
+    setSampling("topK", v, s);
+}
+
+void ConversationSettings::setRepeatPenalty(double v) {
+    llamadesk::SamplingParams s = generateParams().sampling;
+    s.repeat_penalty = float(v);
+    setSampling("repeatPenalty", v, s);
+}
+
+// with_v: the current sampling with the new value in place, checked by the engine's own rule so
+// the window never keeps a value that generate() would refuse.
+void ConversationSettings::setSampling(const QString& key, const QVariant& v,
+                                       const llamadesk::SamplingParams& with_v) {
+    const llamadesk::Status s = llamadesk::validate_sampling(with_v);
+    if (s.ok()) setValue(key, v);
+    else setLastError(QString::fromStdString(s.message));
+}
+
+void ConversationSettings::setLastError(const QString& message) {
+    if (lastError_ == message)
+        return;
+    lastError_ = message;
+    emit lastErrorChanged();
 }
 
 llamadesk::GenerateParams ConversationSettings::generateParams() const {

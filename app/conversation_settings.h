@@ -19,6 +19,8 @@ class ConversationSettings : public QObject {
     Q_PROPERTY(double repeatPenalty READ repeatPenalty WRITE setRepeatPenalty NOTIFY changed)
     Q_PROPERTY(int maxNewTokens READ maxNewTokens WRITE setMaxNewTokens NOTIFY changed)
     Q_PROPERTY(int seed READ seed WRITE setSeed NOTIFY changed)
+    // Why the last sampling value was refused; cleared by the next accepted value.
+    Q_PROPERTY(QString lastError READ lastError NOTIFY lastErrorChanged)
 public:
     ConversationSettings(QSettings* settings, QObject* parent = nullptr);
 
@@ -34,22 +36,28 @@ public:
     int maxNewTokens() const { return value("maxNewTokens", 256).toInt(); }
     int seed() const { return value("seed", -1).toInt(); }  // < 0: random
     QString systemPromptOf(const QString& id) const;
+    QString lastError() const { return lastError_; }
 
     void setSystemPrompt(const QString& v) { setValue("systemPrompt", v); }
-    void setTemperature(double v) { setValue("temperature", v); }
-    void setTopP(double v) { setValue("topP", v); }
-    void setTopK(int v) { setValue("topK", v); }
-    void setRepeatPenalty(double v) { setValue("repeatPenalty", v); }
+    // Sampling setters refuse what the engine would refuse: the old value stays, lastError says why.
+    void setTemperature(double v);
+    void setTopP(double v);
+    void setTopK(int v);
+    void setRepeatPenalty(double v);
     void setMaxNewTokens(int v) { setValue("maxNewTokens", v); }
     void setSeed(int v) { setValue("seed", v); }
 
 signals:
     void changed();
+    void lastErrorChanged();
 
 private:
     QVariant value(const QString& key, const QVariant& fallback) const;
     void setValue(const QString& key, const QVariant& v);
+    void setSampling(const QString& key, const QVariant& v, const llamadesk::SamplingParams& with_v);
+    void setLastError(const QString& message);
 
     QSettings* settings_;
     QString id_;
+    QString lastError_;
 };

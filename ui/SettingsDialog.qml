@@ -70,7 +70,7 @@ Dialog {
             onMoved: (v) => dialog.conversation.temperature = v
         }
         SliderRow {
-            label: qsTr("Top-p"); from: 0; to: 1; stepSize: 0.01
+            label: qsTr("Top-p"); from: 0.01; to: 1; stepSize: 0.01  // 0 is not a valid top-p
             value: dialog.conversation.topP
             onMoved: (v) => dialog.conversation.topP = v
         }
@@ -93,6 +93,13 @@ Dialog {
             label: qsTr("Seed (-1: random)"); from: -1; to: 2147483647
             value: dialog.conversation.seed
             onModified: (v) => dialog.conversation.seed = v
+        }
+        Label {
+            text: dialog.conversation.lastError
+            visible: text !== ""
+            color: Theme.danger
+            wrapMode: Text.Wrap
+            Layout.fillWidth: true
         }
 
         Label { text: qsTr("Application"); font.bold: true; Layout.topMargin: 8 }

@@ -79,15 +79,20 @@ struct ModelInfo {
     ChatFormat chat_format = ChatFormat::Completion;
 };
 
+// Valid ranges are given first; validate_sampling() checks them and generate() refuses the rest.
 struct SamplingParams {
-    float temperature = 0.8f;    // <= 0: greedy
-    int top_k = 40;              // <= 0: off
-    float top_p = 0.95f;         // >= 1: off
-    float min_p = 0.05f;         // <= 0: off
-    float repeat_penalty = 1.1f; // 1: off
-    int repeat_last_n = 64;      // how many recent tokens the penalty looks at
-    int64_t seed = -1;           // < 0: a random seed; otherwise runs are reproducible
+    float temperature = 0.8f;    // >= 0; 0: greedy
+    int top_k = 40;              // >= 0; 0: off
+    float top_p = 0.95f;         // (0, 1]; 1: off
+    float min_p = 0.05f;         // [0, 1]; 0: off
+    float repeat_penalty = 1.1f; // > 0; 1: off
+    int repeat_last_n = 64;      // >= 0; how many recent tokens the penalty looks at
+    int64_t seed = -1;           // any; < 0: a random seed; otherwise runs are reproducible
 };
+
+// Ok, or InvalidArgument naming the first field out of range and the value given, e.g.
+// "top-p must be in (0, 1] (1 turns it off), not 7". NaN and infinities are out of range.
+Status validate_sampling(const SamplingParams& params);
 
 struct GenerateParams {
     SamplingParams sampling;
@@ -201,7 +206,8 @@ public:
 
     // Appends a user turn (Llama2Chat) or text (Completion), prefills only what the cache lacks,
     // and decodes until EOS, a stop string, max_new_tokens, the context length or *cancel.
-    // A turn that would not fit in the context fails with ContextFull and changes nothing.
+    // A turn that would not fit in the context fails with ContextFull and changes nothing;
+    // sampling values out of range fail with validate_sampling()'s status, also changing nothing.
     GenerationResult generate(ConversationId id, const std::string& user_text,
                               const GenerateParams& params, const TokenCallback& on_token = {},
                               const std::atomic<bool>* cancel = nullptr);

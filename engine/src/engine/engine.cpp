@@ -65,10 +65,13 @@ Status Engine::restore_turns(ConversationId id, const std::vector<ChatTurn>& tur
 
 namespace {
 
-// A failure once decoding began is already in result.status; this catches the earlier ones.
+// Sampling values are checked before anything changes. A failure once decoding began is already
+// in result.status; this catches the earlier ones.
 template <class Fn>
-GenerationResult guarded_generation(Fn&& fn) {
+GenerationResult guarded_generation(const GenerateParams& params, Fn&& fn) {
     GenerationResult result;
+    result.status = validate_sampling(params.sampling);
+    if (!result.status.ok()) return result;
     const Status before_decoding = guarded([&] { result = fn(); });
     if (!before_decoding.ok()) {
         result.status = before_decoding;
@@ -83,12 +86,12 @@ GenerationResult guarded_generation(Fn&& fn) {
 GenerationResult Engine::generate(ConversationId id, const std::string& user_text,
                                   const GenerateParams& params, const TokenCallback& on_token,
                                   const std::atomic<bool>* cancel) {
-    return guarded_generation([&] { return impl_->generate(id, user_text, params, on_token, cancel); });
+    return guarded_generation(params, [&] { return impl_->generate(id, user_text, params, on_token, cancel); });
 }
 
 GenerationResult Engine::continue_answer(ConversationId id, const GenerateParams& params,
                                          const TokenCallback& on_token, const std::atomic<bool>* cancel) {
-    return guarded_generation([&] { return impl_->continue_answer(id, params, on_token, cancel); });
+    return guarded_generation(params, [&] { return impl_->continue_answer(id, params, on_token, cancel); });
 }
 
 Status Engine::measure_turn(ConversationId id, const std::string& user_text, const std::string& system_prompt,

@@ -44,8 +44,7 @@ bool by_probability_desc(const std::pair<float, int32_t>& a, const std::pair<flo
 Sampler::Sampler(int vocab_size, const SamplingParams& params)
     : vocab_size_(vocab_size), params_(params) {
     if (vocab_size <= 0) fail(ErrorCode::InvalidArgument, "sampler: vocabulary size must be positive");
-    if (params.repeat_penalty <= 0.0f)
-        fail(ErrorCode::InvalidArgument, "repeat penalty must be positive (1 turns it off)");
+    if (const Status s = validate_sampling(params); !s.ok()) fail(s.code, s.message);
     const uint64_t seed = params.seed >= 0
                               ? uint64_t(params.seed)
                               : (uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();

@@ -93,8 +93,7 @@ Options parse_options(int argc, char** argv) {
     if (o.load.model_path.empty() && !(o.mode == Mode::Tokenize && !o.load.tokenizer_path.empty()))
         fail(ErrorCode::InvalidArgument,
              o.mode == Mode::Tokenize ? "--tokenize needs --model or --tokenizer" : "--model PATH is required");
-    if (o.generate.sampling.repeat_penalty <= 0)
-        fail(ErrorCode::InvalidArgument, "--repeat-penalty must be positive");
+    if (const Status s = validate_sampling(o.generate.sampling); !s.ok()) fail(s.code, s.message);
     if (o.load.n_threads < 0) fail(ErrorCode::InvalidArgument, "--threads cannot be negative");
     return o;
 }

@@ -112,6 +112,38 @@ private slots:
         QVERIFY2(r.err.startsWith("llamadesk-cli: error: "), r.err.constData());
         QCOMPARE(r.err.count('\n'), 1);
     }
+
+    // Checked by the engine's validate_sampling() when the command line is read, before loading.
+    void out_of_range_sampling_is_refused_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QByteArray>("message");
+        QTest::newRow("temperature -1") << QStringList{"--temperature", "-1"}
+                                        << QByteArray("temperature must be 0 or more (0 is greedy), not -1");
+        QTest::newRow("top-p 7") << QStringList{"--top-p", "7"}
+                                 << QByteArray("top-p must be in (0, 1] (1 turns it off), not 7");
+        QTest::newRow("min-p 2") << QStringList{"--min-p", "2"}
+                                 << QByteArray("min-p must be in [0, 1] (0 turns it off), not 2");
+    }
+
+    void out_of_range_sampling_is_refused() {
+        QFETCH(QStringList, args);
+        QFETCH(QByteArray, message);
+        const Run r = run_cli(QStringList{"--model", "/nonexistent/model.gguf", "--prompt", "x"} + args);
+        QVERIFY(r.exit_code != 0);
+        QVERIFY(r.out.isEmpty());
+        QCOMPARE(r.err, "llamadesk-cli: error: " + message + "\n");
+    }
+
+    // The edges of the ranges are valid: min-p 1 keeps only the best token, so this is greedy.
+    void edge_of_range_sampling_runs() {
+        LLAMADESK_REQUIRE_SHARED(model, "models/stories260K/stories260K.bin");
+        const QByteArray prompt = "Once upon a time";
+        const Run r = run_cli({"--model", model, "--prompt", QString::fromUtf8(prompt), "-n", "8", "--temperature",
+                               "1", "--top-k", "0", "--top-p", "1", "--min-p", "1", "--repeat-penalty", "1"});
+        QCOMPARE(r.exit_code, 0);
+        QVERIFY2(r.out.size() > prompt.size(), r.err.constData());
+        QVERIFY2(QByteArray::fromStdString(llamadesk::test::kStories260KGreedy).startsWith(r.out), r.out.constData());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCli)

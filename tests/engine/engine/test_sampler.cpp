@@ -40,6 +40,19 @@ std::map<int, int> histogram(Sampler& s, const std::vector<float>& logits, int n
     return counts;
 }
 
+// The defaults with one field set to value (ints truncated).
+SamplingParams with(const QString& field, double value) {
+    SamplingParams p;
+    if (field == "temperature") p.temperature = float(value);
+    else if (field == "top_k") p.top_k = int(value);
+    else if (field == "top_p") p.top_p = float(value);
+    else if (field == "min_p") p.min_p = float(value);
+    else if (field == "repeat_penalty") p.repeat_penalty = float(value);
+    else if (field == "repeat_last_n") p.repeat_last_n = int(value);
+    else qFatal("unknown field %s", qPrintable(field));
+    return p;
+}
+
 std::vector<float> random_logits(int n, uint64_t seed) {
     std::mt19937_64 rng(seed);
     std::normal_distribution<float> d(0.0f, 3.0f);
@@ -194,6 +207,61 @@ private slots:
         l = {3.0f, 1.9f, 0, 0, 0, 0, 0, 0};
         recent = {0, 0, 0};
         QCOMPARE(s.sample(l.data(), recent), 0);
+    }
+
+    void validate_sampling_ranges_data() {
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<double>("value");
+        QTest::addColumn<QString>("error");  // empty: valid
+        const double nan = std::nan(""), inf = INFINITY;
+        const QString temperature = "temperature must be 0 or more (0 is greedy), not ";
+        const QString top_p = "top-p must be in (0, 1] (1 turns it off), not ";
+        const QString min_p = "min-p must be in [0, 1] (0 turns it off), not ";
+        QTest::newRow("temperature 0 is greedy") << "temperature" << 0.0 << "";
+        QTest::newRow("temperature -1") << "temperature" << -1.0 << temperature + "-1";
+        QTest::newRow("temperature NaN") << "temperature" << nan << temperature + "nan";
+        QTest::newRow("temperature inf") << "temperature" << inf << temperature + "inf";
+        QTest::newRow("top-k 0 is off") << "top_k" << 0.0 << "";
+        QTest::newRow("top-k -1") << "top_k" << -1.0 << "top-k must be 0 or more (0 turns it off), not -1";
+        QTest::newRow("top-p 0") << "top_p" << 0.0 << top_p + "0";
+        QTest::newRow("top-p 0.01") << "top_p" << 0.01 << "";
+        QTest::newRow("top-p 1 is off") << "top_p" << 1.0 << "";
+        QTest::newRow("top-p 1.01") << "top_p" << 1.01 << top_p + "1.01";
+        QTest::newRow("top-p 7") << "top_p" << 7.0 << top_p + "7";
+        QTest::newRow("top-p NaN") << "top_p" << nan << top_p + "nan";
+        QTest::newRow("min-p 0 is off") << "min_p" << 0.0 << "";
+        QTest::newRow("min-p 1") << "min_p" << 1.0 << "";
+        QTest::newRow("min-p -0.5") << "min_p" << -0.5 << min_p + "-0.5";
+        QTest::newRow("min-p 1.5") << "min_p" << 1.5 << min_p + "1.5";
+        QTest::newRow("repeat penalty 1 is off") << "repeat_penalty" << 1.0 << "";
+        QTest::newRow("repeat penalty 0") << "repeat_penalty" << 0.0
+                                          << "repeat penalty must be more than 0 (1 turns it off), not 0";
+        QTest::newRow("repeat penalty NaN") << "repeat_penalty" << nan
+                                            << "repeat penalty must be more than 0 (1 turns it off), not nan";
+        QTest::newRow("repeat-last-n 0") << "repeat_last_n" << 0.0 << "";
+        QTest::newRow("repeat-last-n -1") << "repeat_last_n" << -1.0 << "repeat-last-n must be 0 or more, not -1";
+    }
+
+    void validate_sampling_ranges() {
+        QFETCH(QString, field);
+        QFETCH(double, value);
+        QFETCH(QString, error);
+        const Status s = validate_sampling(with(field, value));
+        QCOMPARE(QString::fromStdString(s.message), error);
+        QCOMPARE(s.code, error.isEmpty() ? ErrorCode::Ok : ErrorCode::InvalidArgument);
+    }
+
+    void defaults_are_valid() { QVERIFY(validate_sampling(SamplingParams{}).ok()); }
+
+    // generate() checks before anything else: even without a model the sampling error comes back.
+    void generate_refuses_out_of_range_sampling_first() {
+        Engine e;
+        GenerateParams g;
+        g.sampling.top_p = 7.0f;
+        const GenerationResult r = e.generate(1, "hi", g);
+        QCOMPARE(r.status.code, ErrorCode::InvalidArgument);
+        QCOMPARE(QString::fromStdString(r.status.message), QString("top-p must be in (0, 1] (1 turns it off), not 7"));
+        QCOMPARE(r.stop_reason, StopReason::Error);
     }
 };
 
