@@ -380,6 +380,13 @@ void ChatController::undoDelete() {
         return;
     undo_timer_.stop();
     const std::unique_ptr<Deleted> d = std::move(deleted_);
+    // The blank conversation that stood in for the deleted one goes again.
+    if (Conversation* blank = current(); blank && blank->messages.isEmpty() && blank->draft.isEmpty()) {
+        const QString id = blank->id;
+        messages_.show(nullptr);
+        conversations_.take(conversations_.rowOf(id));
+        emit requestDelete(id);
+    }
     Conversation* c = conversations_.insert(d->row, std::move(d->conversation));
     emit undoDeleteChanged();
     show(c);

@@ -49,8 +49,9 @@ public:
     double timeToFirstTokenMs() const { return shown().stats.time_to_first_token_ms; }
     int promptTokens() const { return shown().stats.prompt_tokens; }
     int prefilledTokens() const { return shown().stats.prefilled_tokens; }
-    // Prefilled tokens that were neither this message nor lost to eviction: the previous
-    // answer's last token and end-of-turn marker, which are only run with the next message.
+    // Prefilled tokens that were neither this message nor lost to eviction: history the cache
+    // never held, mostly the previous answer's last token and end-of-turn marker (only run with the
+    // next message), or a whole history restored after a restart or a model change.
     int carriedTokens() const;
     int reprefilledTokens() const { return shown().stats.reprefilled_tokens; }
     int generatedTokens() const { return shown().stats.generated_tokens; }

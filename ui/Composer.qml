@@ -21,16 +21,21 @@ Rectangle {
         composer.chat.send(input.text)
     }
 
-    Component.onCompleted: {
+    // Typing goes on at the end of a draft that comes back (restart, switch, refused message).
+    function showDraft() {
+        if (input.text === composer.chat.draft)
+            return
         input.text = composer.chat.draft
+        input.cursorPosition = input.length
+    }
+
+    Component.onCompleted: {
+        showDraft()
         input.forceActiveFocus()
     }
     Connections {
         target: composer.chat
-        function onDraftChanged() {
-            if (input.text !== composer.chat.draft)
-                input.text = composer.chat.draft
-        }
+        function onDraftChanged() { composer.showDraft() }
         function onGeneratingChanged() {
             if (!composer.chat.generating)
                 input.forceActiveFocus()
@@ -85,17 +90,20 @@ Rectangle {
             }
         }
 
+        // Always laid out (Qt 6.4 does not lay out again an item that starts invisible): empty
+        // when there is nothing to say.
         Label {
             objectName: "draftNote"
+            readonly property bool shown: input.text.length > 0 && composer.chat.draftTokens >= 0
             Layout.fillWidth: true
-            visible: input.text.length > 0 && composer.chat.draftTokens >= 0
             wrapMode: Text.Wrap
             font.pixelSize: 11
             color: composer.chat.draftTooLong ? Theme.danger : Theme.muted
             opacity: composer.chat.draftCounted ? 1 : 0.6  // counting the latest keystrokes
-            text: composer.chat.draftTooLong
-                  ? qsTr("%1 tokens: longer than the model's whole context of %2 tokens. Shorten it or split it.")
-                    .arg(composer.chat.draftTokens).arg(composer.chat.contextLength)
+            text: !shown ? ""
+                  : composer.chat.draftTooLong
+                    ? qsTr("%1 tokens: longer than the model's whole context of %2 tokens. Shorten it or split it.")
+                      .arg(composer.chat.draftTokens).arg(composer.chat.contextLength)
                   : composer.chat.draftNeedsRoom
                     ? qsTr("%1 tokens: more than the %2 left in this conversation. Sending offers to make room.")
                       .arg(composer.chat.draftTokens).arg(composer.chat.draftRoom)

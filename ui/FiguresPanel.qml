@@ -60,9 +60,10 @@ Pane {
             Figure {
                 objectName: "prefilledFigure"
                 // Every prefilled token is accounted for, so the figure never looks like a miscount.
-                label: qsTr("prefilled: %1 message").arg(panel.figures.promptTokens)
+                label: !panel.figures.hasAnswer ? qsTr("tokens prefilled")
+                       : qsTr("tokens prefilled: %1 new").arg(panel.figures.promptTokens)
                        + (panel.figures.carriedTokens > 0
-                          ? qsTr(" + %1 from the last answer").arg(panel.figures.carriedTokens) : "")
+                          ? qsTr(" + %1 of the history not yet in the cache").arg(panel.figures.carriedTokens) : "")
                        + (panel.figures.reprefilledTokens > 0
                           ? qsTr(" + %1 evicted").arg(panel.figures.reprefilledTokens) : "")
                 value: panel.figures.hasAnswer ? panel.figures.prefilledTokens : "—"

@@ -273,6 +273,49 @@ private slots:
         QVERIFY(!saved[0].messages[1].text.isEmpty());
         QCOMPARE(saved[0].messages[1].stop_reason, QString("cancelled"));
     }
+    // What is typed and not sent survives a restart, with its conversation.
+    void draftSurvivesARestart() {
+        QTemporaryDir dir;
+        QString id;
+        {
+            AppFixture f(dir.path());
+            f.app->start(QString());
+            f.app->chat()->newConversation();
+            f.app->chat()->setDraft("half a thought");
+            id = f.app->chat()->currentId();
+        }
+        AppFixture f(dir.path());
+        f.app->start(QString());
+        QCOMPARE(f.app->chat()->currentId(), id);
+        QCOMPARE(f.app->chat()->draft(), QString("half a thought"));
+    }
+
+    // A deleted conversation can be brought back for a few seconds; then its file is gone.
+    void deleteIsUndoneOrCarriedOut() {
+        QTemporaryDir dir;
+        AppFixture f(dir.path());
+        f.app->start(QString());
+        ChatController* chat = f.app->chat();
+        chat->setDraft("keep me");  // saved within a second, as the draft is
+        const QString id = chat->currentId();
+        const QString file = dir.path() + "/data/conversations/" + id + ".json";
+        QTRY_VERIFY(QFile::exists(file));
+
+        chat->deleteConversation(chat->currentIndex());
+        QVERIFY(!chat->undoDeleteTitle().isEmpty());
+        QCOMPARE(chat->conversations()->rowCount(), 1);  // a blank one stands in
+        QVERIFY(chat->currentId() != id);
+        chat->undoDelete();
+        QCOMPARE(chat->conversations()->rowCount(), 1);  // and goes again
+        QCOMPARE(chat->currentId(), id);
+        QCOMPARE(chat->draft(), QString("keep me"));
+
+        chat->deleteConversation(chat->currentIndex());
+        QTest::qWait(500);
+        QVERIFY2(QFile::exists(file), "nothing is removed while it can be undone");
+        QTRY_VERIFY_WITH_TIMEOUT(!QFile::exists(file), 10000);
+        QVERIFY(chat->undoDeleteTitle().isEmpty());
+    }
 };
 
 int main(int argc, char** argv) {
