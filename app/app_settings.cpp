@@ -1,5 +1,8 @@
 #include "app_settings.h"
 
+#include <QDir>
+#include <QFileInfo>
+
 namespace {
 constexpr int kMaxRecent = 8;
 }
@@ -59,5 +62,27 @@ void AppSettings::rememberModel(const QString& path, const QString& tokenizer) {
     }
     settings_->setValue("app/tokenizerModels", models.mid(0, kMaxRecent));
     settings_->setValue("app/tokenizerFiles", tokenizers.mid(0, kMaxRecent));
+    emit changed();
+}
+
+QUrl AppSettings::lastFolder() const {
+    const QString folder = settings_->value("app/lastFolder").toString();
+    return QUrl::fromLocalFile(!folder.isEmpty() && QFileInfo(folder).isDir() ? folder : QDir::homePath());
+}
+
+void AppSettings::rememberFolderOf(const QString& pathOrUrl) {
+    const QUrl url(pathOrUrl);
+    const QString path = QDir::cleanPath(url.isLocalFile() ? url.toLocalFile() : pathOrUrl);
+    if (path.isEmpty())
+        return;
+    // A folder picked as a checkpoint counts as a file: the next dialog shows it among its siblings.
+    settings_->setValue("app/lastFolder", QFileInfo(path).absolutePath());
+    emit changed();
+}
+
+QRect AppSettings::windowGeometry() const { return settings_->value("window/geometry").toRect(); }
+
+void AppSettings::setWindowGeometry(const QRect& geometry) {
+    settings_->setValue("window/geometry", geometry);
     emit changed();
 }

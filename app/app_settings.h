@@ -1,10 +1,13 @@
 // Application-wide settings, kept with QSettings: CPU threads, KV cache budget, the last model and
-// the recent checkpoints. Changes to threads and budget apply at the next load.
+// the recent checkpoints, the folder the open dialogs start in, and the window's geometry. Changes
+// to threads and budget apply at the next load.
 #pragma once
 
 #include <QObject>
+#include <QRect>
 #include <QSettings>
 #include <QStringList>
+#include <QUrl>
 #include <QtQml/qqmlregistration.h>
 #include <memory>
 
@@ -15,6 +18,8 @@ class AppSettings : public QObject {
     Q_PROPERTY(int threads READ threads WRITE setThreads NOTIFY changed)
     Q_PROPERTY(int kvCacheMiB READ kvCacheMiB WRITE setKvCacheMiB NOTIFY changed)
     Q_PROPERTY(QStringList recentCheckpoints READ recentCheckpoints NOTIFY changed)
+    Q_PROPERTY(QUrl lastFolder READ lastFolder NOTIFY changed)
+    Q_PROPERTY(QRect windowGeometry READ windowGeometry WRITE setWindowGeometry NOTIFY changed)
 public:
     // settingsFile empty: the platform's usual place for this organization and application.
     explicit AppSettings(const QString& settingsFile, QObject* parent = nullptr);
@@ -31,6 +36,17 @@ public:
     // Remembers a model that loaded: last used, first in the recent list, and its tokenizer.
     void rememberModel(const QString& path, const QString& tokenizer);
     QString tokenizerFor(const QString& modelPath) const;
+
+    // The folder the open dialogs start in: the one that held the last path opened from a dialog,
+    // else (never used, or since removed) the home folder.
+    QUrl lastFolder() const;
+    // pathOrUrl: a file or folder picked or typed (a local path or a file:// URL).
+    Q_INVOKABLE void rememberFolderOf(const QString& pathOrUrl);
+
+    // The window's last size and position; null before the first close. The window checks it
+    // against the screens it has now.
+    QRect windowGeometry() const;
+    void setWindowGeometry(const QRect& geometry);
 
 signals:
     void changed();

@@ -58,8 +58,13 @@ int main(int argc, char* argv[]) {
             window->requestActivate();
         }
     });
-    if (!options.screenshot.isEmpty())
+    if (!options.screenshot.isEmpty()) {
+        // The picture keeps its size whatever screen the platform reports (offscreen: 800x800),
+        // which the window would otherwise fit itself to.
+        if (auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().first()))
+            window->resize(1320, 820);
         capture_screenshot_after_answer(&engine, &app, options.prompt, options.screenshot);
+    }
     app.start(startup_model(options, *app.settings()), options.tokenizer);
     return application.exec();
 }

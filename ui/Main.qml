@@ -7,13 +7,53 @@ ApplicationWindow {
     id: window
     required property AppContext app
 
-    width: 1320
-    height: 820
-    minimumWidth: 900
-    minimumHeight: 560
+    // The screen the window opens on, less panels (Screen.width too: the desktop may span screens).
+    readonly property int freeWidth: Math.min(Screen.width, Screen.desktopAvailableWidth)
+    readonly property int freeHeight: Math.min(Screen.height, Screen.desktopAvailableHeight)
+    // The largest window that fits with its frame, which QML cannot measure: a guess on the large side.
+    readonly property int roomWidth: freeWidth - 16
+    readonly property int roomHeight: freeHeight - 48
+
+    minimumWidth: Math.min(900, roomWidth)
+    minimumHeight: Math.min(560, roomHeight)
     visible: true
     title: app.model.hasModel ? "LlamaDesk — " + app.model.name : "LlamaDesk"
     color: Theme.background
+
+    // The screen holding the window's title bar, or null when it is on none of today's screens.
+    function screenUnderTitleBar(r) {
+        const px = r.x + r.width / 2, py = r.y + 10
+        const screens = Qt.application.screens
+        for (let i = 0; i < screens.length; ++i) {
+            const s = screens[i]
+            if (px >= s.virtualX && px < s.virtualX + s.width && py >= s.virtualY && py < s.virtualY + s.height)
+                return s
+        }
+        return null
+    }
+
+    // Set once here, not bound: a later change of screen must not resize the window.
+    Component.onCompleted: {
+        const saved = app.settings.windowGeometry
+        const remembered = saved.width > 0 && saved.height > 0
+        // First start: roomy, with some desktop left around it on small screens.
+        width = remembered ? Math.min(saved.width, roomWidth) : Math.min(1320, Math.round(roomWidth * 0.92))
+        height = remembered ? Math.min(saved.height, roomHeight) : Math.min(820, Math.round(roomHeight * 0.92))
+        // Back where it was, kept whole on that screen; an unplugged screen's place is forgotten.
+        const s = remembered ? screenUnderTitleBar(saved) : null
+        if (s) {
+            x = Math.max(s.virtualX, Math.min(saved.x, s.virtualX + s.width - width))
+            y = Math.max(s.virtualY, Math.min(saved.y, s.virtualY + s.height - height))
+        } else {
+            x = Screen.virtualX + (freeWidth - width) / 2
+            y = Screen.virtualY + (freeHeight - height) / 2
+        }
+    }
+    // A maximized or full-screen window keeps the normal geometry it had before.
+    onClosing: {
+        if (visibility === Window.Windowed)
+            app.settings.windowGeometry = Qt.rect(x, y, width, height)
+    }
 
     MainView {
         anchors.fill: parent

@@ -25,6 +25,7 @@ Item {
             panelShown: root.showPanel
             onOpenFileRequested: fileDialog.open()
             onOpenFolderRequested: folderDialog.open()
+            onOpenPathRequested: pathDialog.open()
             onSettingsRequested: settingsDialog.open()
             onPanelToggled: root.showPanel = !root.showPanel
         }
@@ -124,14 +125,32 @@ Item {
 
     FileDialog {
         id: fileDialog
+        objectName: "fileDialog"
         title: qsTr("Open a checkpoint")
         nameFilters: [qsTr("Checkpoints (*.gguf *.bin)"), qsTr("All files (*)")]
-        onAccepted: root.app.model.open(String(selectedFile))
+        currentFolder: root.app.settings.lastFolder
+        onAccepted: {
+            const file = String(selectedFile)  // moving the dialog to the remembered folder clears it
+            root.app.settings.rememberFolderOf(file)
+            root.app.model.open(file)
+        }
     }
     FolderDialog {
         id: folderDialog
         title: qsTr("Open a checkpoint folder")
-        onAccepted: root.app.model.open(String(selectedFolder))
+        currentFolder: root.app.settings.lastFolder
+        onAccepted: {
+            const folder = String(selectedFolder)  // as above
+            root.app.settings.rememberFolderOf(folder)
+            root.app.model.open(folder)
+        }
+    }
+    OpenPathDialog {
+        id: pathDialog
+        objectName: "openPathDialog"
+        anchors.centerIn: parent
+        model: root.app.model
+        settings: root.app.settings
     }
     SettingsDialog {
         id: settingsDialog

@@ -10,8 +10,16 @@ Rectangle {
     required property bool panelShown
     signal openFileRequested()
     signal openFolderRequested()
+    signal openPathRequested()
     signal settingsRequested()
     signal panelToggled()
+
+    // Beside its button, inside the header: below the button it would cover the error banner.
+    component HeaderToolTip: ToolTip {
+        x: -width - 8
+        y: (parent.height - height) / 2
+        delay: 500
+    }
 
     implicitHeight: 58
     color: Theme.surface
@@ -68,14 +76,29 @@ Rectangle {
         }
 
         Button {
+            id: openButton
+            objectName: "openButton"
             text: qsTr("Open…")
             onClicked: header.openFileRequested()
-            ToolTip.visible: hovered
-            ToolTip.text: qsTr("Open a .gguf or .bin checkpoint (Ctrl+O)")
+            HeaderToolTip {
+                objectName: "openToolTip"
+                visible: openButton.hovered
+                text: qsTr("Open a .gguf or .bin checkpoint (Ctrl+O). In the dialog, Ctrl+L lets you type a path.")
+            }
         }
         Button {
             text: qsTr("Folder…")
             onClicked: header.openFolderRequested()
+        }
+        Button {
+            id: pathButton
+            objectName: "pathButton"
+            text: qsTr("Path…")
+            onClicked: header.openPathRequested()
+            HeaderToolTip {
+                visible: pathButton.hovered
+                text: qsTr("Type or paste the path of a checkpoint or its folder")
+            }
         }
         Button {
             id: recentButton
@@ -84,21 +107,31 @@ Rectangle {
             onClicked: recentMenu.open()
             Menu {
                 id: recentMenu
+                objectName: "recentMenu"
+                x: recentButton.width - width
                 y: recentButton.height
+                width: 460
+                z: 2  // a menu a person opened covers the error banner (z 1)
                 Repeater {
                     model: header.model.recentCheckpoints
                     MenuItem {
                         id: recentItem
                         required property string modelData
                         text: recentItem.modelData
+                        contentItem: PathLabel { path: recentItem.modelData }
                         onTriggered: header.model.open(recentItem.modelData)
+                        ToolTip {
+                            visible: recentItem.hovered
+                            text: recentItem.modelData
+                            delay: 600
+                            z: 2
+                        }
                     }
                 }
             }
         }
         Button {
             text: header.panelShown ? qsTr("Hide figures") : qsTr("Show figures")
-            flat: true
             onClicked: header.panelToggled()
         }
     }

@@ -10,6 +10,7 @@ Dialog {
     required property AppSettings appSettings
     signal reloadRequested()
 
+    objectName: "settingsDialog"
     title: qsTr("Settings")
     modal: true
     width: 520

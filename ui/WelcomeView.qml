@@ -50,9 +50,13 @@ Item {
                 id: recentButton
                 required property string modelData
                 text: recentButton.modelData
+                contentItem: PathLabel { path: recentButton.modelData }
                 flat: true
                 Layout.fillWidth: true
                 onClicked: welcome.model.open(recentButton.modelData)
+                ToolTip.visible: hovered
+                ToolTip.text: recentButton.modelData
+                ToolTip.delay: 600
             }
         }
     }

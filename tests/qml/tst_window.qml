@@ -1,5 +1,6 @@
 // The window as a person uses it: type and send, watch the answer stream, Stop, new
-// conversation, switch back, a failed load's banner, and the live figures.
+// conversation, switch back, a failed load's banner, and the live figures; the recent menu, the
+// open dialogs, and the application window's size and place.
 import QtQuick
 import QtTest
 import LlamaDesk
@@ -31,6 +32,9 @@ Item {
             if (testApp.chat.generating && testApp.figures.cachedTokens > 0)
                 top.sawLiveOccupancy = true
         }
+    Component {
+        id: applicationWindow
+        Main {}
     }
 
     SignalSpy { id: messageChanges; target: testApp.chat.messages; signalName: "dataChanged" }
@@ -100,8 +104,7 @@ Item {
             tryCompare(testApp.chat, "generating", false, 2000)
             compare(button.text, "Send")
             compare(testApp.chat.messages.count, 2)
-            const list = findChild(view, "messageList")
-            const answer = list.itemAtIndex(1)
+            const answer = bubbleAt(1)
             compare(answer.stopReason, "cancelled")
             verify(answer.text.length > 0, "the partial answer stays")
         }
@@ -170,8 +173,10 @@ Item {
             verify(testApp.chat.generating)
             keyClick(Qt.Key_Escape)
             tryCompare(testApp.chat, "generating", false, 2000)
-            compare(findChild(view, "messageList").itemAtIndex(1).stopReason, "cancelled")
+            compare(bubbleAt(1).stopReason, "cancelled")
         }
+
+        // The delegate of message i, scrolled into view (a delegate exists only while on screen).
         function bubbleAt(i) {
             const list = findChild(view, "messageList")
             list.following = false  // as a reader who scrolled up
@@ -340,6 +345,133 @@ Item {
             typeAndSend("Hi")
             tryCompare(testApp.chat, "generating", false, 60000)
             compare(testApp.chat.chatFormat, "chat")
+        }
+
+        function test_8_banner_above_settings_and_tooltips() {
+            const settings = findChild(view, "settingsDialog")
+            settings.open()
+            tryCompare(settings, "opened", true)
+            testApp.model.open(brokenModelPath)
+            const banner = findChild(view, "errorBanner")
+            tryCompare(banner, "visible", true, 30000)
+            const strip = findChild(banner, "errorStrip")
+            verify(strip.z > settings.z, "drawn above dialogs")
+            // The modal dialog lets the banner's own button through.
+            mouseClick(findChild(banner, "dismissButton"))
+            compare(testApp.errorMessage, "")
+            verify(settings.opened)
+            settings.close()
+            tryCompare(settings, "visible", false)
+
+            // The Open button's tooltip stays inside the header, clear of the banner below it.
+            testApp.model.open(brokenModelPath)
+            tryCompare(banner, "visible", true, 30000)
+            const open = findChild(view, "openButton")
+            const tip = findChild(open, "openToolTip")
+            tip.open()  // as on hover (offscreen, buttons take no hover)
+            tryCompare(tip, "opened", true)
+            const tipBottom = open.mapToItem(view, 0, tip.y + tip.height).y
+            verify(tipBottom <= banner.mapToItem(view, 0, 0).y, "tooltip ends at " + tipBottom)
+            verify(strip.z > tip.z)
+            tip.close()
+            testApp.dismissError()
+        }
+
+        // Typed into the dialog's own path field (Ctrl+L), as a person would.
+        function test_8_file_dialog_opens_the_chosen_file() {
+            const dialog = findChild(view, "fileDialog")
+            dialog.parentWindow = view.Window.window  // the test's window came after the view
+            dialog.open()
+            tryCompare(dialog, "visible", true)
+            keyClick(Qt.Key_L, Qt.ControlModifier)
+            const field = view.Window.activeFocusItem
+            verify(field && field.text !== undefined, "the path field has the focus")
+            field.text = modelPath + "/stories260K.bin"
+            keyClick(Qt.Key_Return)
+            tryCompare(dialog, "visible", false)
+            tryCompare(testApp.model, "loading", false, 30000)
+            compare(testApp.errorMessage, "")
+            verify(testApp.model.path.endsWith("/stories260K.bin"), testApp.model.path)
+            verify(String(testApp.settings.lastFolder).endsWith("/models/stories260K"))
+        }
+
+        function test_8_file_dialog_starts_in_last_folder() {
+            const dialog = findChild(view, "fileDialog")
+            compare(String(dialog.currentFolder), String(testApp.settings.lastFolder))
+            const folder = brokenModelPath.slice(0, brokenModelPath.lastIndexOf("/"))
+            testApp.settings.rememberFolderOf(brokenModelPath)
+            compare(String(testApp.settings.lastFolder), "file://" + folder)
+            compare(String(dialog.currentFolder), "file://" + folder)
+        }
+
+        function test_8_open_path() {
+            mouseClick(findChild(view, "pathButton"))
+            const dialog = findChild(view, "openPathDialog")
+            tryCompare(dialog, "opened", true)
+            const field = findChild(dialog, "pathField")
+            verify(field.activeFocus, "ready for typing or pasting")
+            field.insert(0, " " + modelPath + " ")  // as pasted, with stray spaces
+            keyClick(Qt.Key_Return)
+            tryCompare(dialog, "visible", false)
+            tryCompare(testApp.model, "loading", false, 30000)
+            compare(testApp.model.hasModel, true)
+            compare(testApp.errorMessage, "")
+            verify(String(testApp.settings.lastFolder).endsWith("/models"), "the folder that holds it")
+        }
+
+        function test_8_recent_menu_shows_names() {
+            const menu = findChild(view, "recentMenu")
+            menu.open()
+            tryCompare(menu, "opened", true)
+            const item = menu.itemAt(0)
+            compare(item.text, modelPath)
+            const name = findChild(item, "pathName")
+            compare(name.text, modelPath.slice(modelPath.lastIndexOf("/") + 1))
+            verify(name.visible && !name.truncated, "the whole file name shows")
+            const folder = findChild(item, "pathFolder")
+            compare(folder.text, modelPath.slice(0, modelPath.lastIndexOf("/")))
+            compare(folder.elide, Text.ElideMiddle)
+            verify(menu.x + menu.width <= view.width, "inside the window")
+            menu.close()
+        }
+
+        // The application window, made as main() makes it, on the offscreen platform's screen.
+        function makeWindow() {
+            const w = createTemporaryObject(applicationWindow, null, {app: testApp})
+            verify(w)
+            tryCompare(w, "visible", true)
+            return w
+        }
+
+        function verifyOnScreen(w) {
+            const s = Qt.application.screens[0]
+            verify(w.width <= s.desktopAvailableWidth && w.height <= s.desktopAvailableHeight,
+                   w.width + "x" + w.height + " on " + s.desktopAvailableWidth + "x" + s.desktopAvailableHeight)
+            verify(w.x >= s.virtualX && w.x + w.width <= s.virtualX + s.width, "x " + w.x)
+            verify(w.y >= s.virtualY && w.y + w.height <= s.virtualY + s.height, "y " + w.y)
+        }
+
+        function test_9_window_first_size_fits_screen() {
+            testApp.settings.windowGeometry = Qt.rect(0, 0, 0, 0)  // never closed before
+            verifyOnScreen(makeWindow())
+        }
+
+        function test_9_window_remembers_size_and_place() {
+            // The offscreen screen is 800x800: a window that fits it, less a frame.
+            testApp.settings.windowGeometry = Qt.rect(8, 20, 784, 540)
+            const w = makeWindow()
+            compare([w.x, w.y, w.width, w.height], [8, 20, 784, 540])
+            w.x = 12
+            w.height = 550
+            w.close()
+            const saved = testApp.settings.windowGeometry
+            compare([saved.x, saved.y, saved.width, saved.height], [12, 20, 784, 550])
+        }
+
+        function test_9_window_off_screen_place_is_forgotten() {
+            // Last seen on a large screen right of this one, since unplugged.
+            testApp.settings.windowGeometry = Qt.rect(2200, 300, 1900, 1100)
+            verifyOnScreen(makeWindow())
         }
     }
 }
