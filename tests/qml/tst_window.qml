@@ -32,6 +32,8 @@ Item {
             if (testApp.chat.generating && testApp.figures.cachedTokens > 0)
                 top.sawLiveOccupancy = true
         }
+    }
+
     Component {
         id: applicationWindow
         Main {}
