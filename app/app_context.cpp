@@ -62,9 +62,11 @@ void AppContext::wire() {
 
     // Results: worker thread -> GUI thread.
     connect(w, &InferenceWorker::loadProgress, model, &ModelController::onLoadProgress, q);
-    connect(w, &InferenceWorker::modelLoaded, model, &ModelController::onModelLoaded, q);
+    // The conversations and figures learn of a new model before the model controller tells
+    // the window (modelChanged), so nothing reacting to that sees the old model's format.
     connect(w, &InferenceWorker::modelLoaded, chat, &ChatController::onModelLoaded, q);
     connect(w, &InferenceWorker::modelLoaded, figures_.get(), &Figures::onModelLoaded, q);
+    connect(w, &InferenceWorker::modelLoaded, model, &ModelController::onModelLoaded, q);
     connect(w, &InferenceWorker::loadFailed, model, &ModelController::onLoadFailed, q);
     connect(w, &InferenceWorker::tokenGenerated, chat, &ChatController::onTokenGenerated, q);
     connect(w, &InferenceWorker::generationFinished, chat, &ChatController::onGenerationFinished, q);

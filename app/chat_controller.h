@@ -29,6 +29,8 @@ class ChatController : public QObject {
     Q_PROPERTY(QString currentTitle READ currentTitle NOTIFY currentChanged)
     Q_PROPERTY(bool generating READ generating NOTIFY generatingChanged)
     Q_PROPERTY(bool contextFull READ contextFull NOTIFY contextFullChanged)
+    // A message is waiting (in the composer) for the context-full choice; else an answer filled it.
+    Q_PROPERTY(bool messageWaiting READ messageWaiting NOTIFY contextFullChanged)
     // The current conversation's chat format ("chat" or "completion") and the model's own.
     Q_PROPERTY(QString chatFormat READ chatFormat WRITE setChatFormat NOTIFY currentChanged)
     Q_PROPERTY(QString suggestedFormat READ suggestedFormat NOTIFY currentChanged)
@@ -57,6 +59,7 @@ public:
     QString currentTitle() const;
     bool generating() const { return generating_; }
     bool contextFull() const { return context_full_; }
+    bool messageWaiting() const { return !pending_text_.isEmpty(); }
     QString chatFormat() const;
     void setChatFormat(const QString& format);
     QString suggestedFormat() const { return format_key(model_format_); }

@@ -26,9 +26,6 @@ int main(int argc, char* argv[]) {
     const AppPaths paths = options.screenshot.isEmpty()
                                ? AppPaths::standard()
                                : AppPaths{scratch.path(), scratch.path() + "/settings.ini"};
-    QQmlApplicationEngine engine;
-    engine.addImportPath("qrc:/");  // where the LlamaDesk modules' qmldir files live
-
     ProfileLock lock(paths.data_dir);
     if (!lock.acquire()) {
         const bool raised = lock.activateOwner();
@@ -40,12 +37,16 @@ int main(int argc, char* argv[]) {
         if (raised)
             return 0;
         // Started from a desktop menu there is no terminal: say it in a window.
+        QQmlApplicationEngine engine;
+        engine.addImportPath("qrc:/");
         engine.setInitialProperties({{"message", message}});
         engine.load(QUrl("qrc:/LlamaDesk/AlreadyOpen.qml"));
         return engine.rootObjects().isEmpty() ? 1 : application.exec();
     }
 
     AppContext app(paths);
+    QQmlApplicationEngine engine;  // after app: the window goes before the objects it shows
+    engine.addImportPath("qrc:/");  // where the LlamaDesk modules' qmldir files live
     engine.setInitialProperties({{"app", QVariant::fromValue(&app)}});
     engine.load(QUrl("qrc:/LlamaDesk/Main.qml"));
     if (engine.rootObjects().isEmpty())

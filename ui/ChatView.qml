@@ -47,6 +47,9 @@ Item {
 
     Label {
         anchors.centerIn: parent
+        width: parent.width - 48
+        horizontalAlignment: Text.AlignHCenter
+        wrapMode: Text.Wrap
         visible: list.count === 0
         text: chatView.chat.chatFormat === "completion"
               ? qsTr("Write the beginning of a text; the model continues it. Enter sends, Shift+Enter starts a new line.")

@@ -12,6 +12,7 @@ Rectangle {
     required property ChatController chat
     required property bool ready
 
+    objectName: "composer"
     implicitHeight: Math.min(column.implicitHeight, 250) + 24
     color: Theme.background
 

@@ -25,21 +25,27 @@ Dialog {
         Label {
             Layout.fillWidth: true
             wrapMode: Text.Wrap
-            text: qsTr("This conversation has reached the model's context length (%1 tokens). "
-                       + "Continue in a new conversation, or drop the oldest turns from the model's "
-                       + "memory and continue here: they stay on screen, marked as forgotten, and the "
-                       + "system prompt is kept. Your message stays in the composer.").arg(dialog.contextLength)
+            text: (dialog.chat.messageWaiting
+                   ? qsTr("Your message does not fit in what is left of the model's context (%1 tokens). "
+                          + "Send it in a new conversation, or drop the oldest turns from the model's "
+                          + "memory and send it here. It stays in the composer until it is sent.")
+                   : qsTr("This conversation has reached the model's context length (%1 tokens). "
+                          + "Continue in a new conversation, or drop the oldest turns from the model's "
+                          + "memory and continue here."))
+                  .arg(dialog.contextLength)
+                  + " " + qsTr("Dropped turns stay on screen, marked as outside the model's memory; "
+                               + "the system prompt is kept.")
         }
         RowLayout {
             Layout.alignment: Qt.AlignRight
             Button {
                 objectName: "contextFullNewConversation"
-                text: qsTr("New conversation")
+                text: dialog.chat.messageWaiting ? qsTr("Send in a new conversation") : qsTr("New conversation")
                 onClicked: dialog.chat.continueInNewConversation()
             }
             Button {
                 objectName: "contextFullDropOldest"
-                text: qsTr("Drop oldest turns and continue")
+                text: dialog.chat.messageWaiting ? qsTr("Drop oldest turns and send") : qsTr("Drop oldest turns")
                 highlighted: true
                 onClicked: dialog.chat.dropOldestTurnsAndContinue()
             }

@@ -49,15 +49,16 @@ Item {
                 onSettingsRequested: settingsDialog.open()
             }
 
-            ColumnLayout {
+            // Plain anchors here: Qt 6.4's layouts neither lay out again an item that starts
+            // invisible nor follow the composer's height as its text grows.
+            Item {
                 Layout.fillWidth: true
                 Layout.fillHeight: true
-                spacing: 0
-
-                // Plain anchors here: a layout item that starts invisible is not laid out again in Qt 6.4.
                 Item {
-                    Layout.fillWidth: true
-                    Layout.fillHeight: true
+                    anchors.left: parent.left
+                    anchors.right: parent.right
+                    anchors.top: parent.top
+                    anchors.bottom: composer.top
                     WelcomeView {
                         anchors.fill: parent
                         visible: !root.app.model.hasModel
@@ -72,7 +73,11 @@ Item {
                     }
                 }
                 Composer {
-                    Layout.fillWidth: true
+                    id: composer
+                    anchors.left: parent.left
+                    anchors.right: parent.right
+                    anchors.bottom: parent.bottom
+                    height: implicitHeight
                     chat: root.app.chat
                     ready: root.app.model.hasModel
                 }

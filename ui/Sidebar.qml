@@ -122,6 +122,8 @@ Rectangle {
                 Button {
                     objectName: "undoDeleteButton"
                     text: qsTr("Undo")
+                    flat: true
+                    palette.buttonText: Theme.sidebarText
                     onClicked: sidebar.chat.undoDelete()
                 }
             }

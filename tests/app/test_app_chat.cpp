@@ -358,6 +358,19 @@ private slots:
                                                       .arg(shown_cached).arg(capacity).arg(evicted_shown)));
     }
 
+    // Whatever reacts to the window's "model changed" already sees the new model's chat format
+    // (the --screenshot prompt is sent from there).
+    void formatFollowsTheModelBeforeTheWindowHears() {
+        chat()->newConversation();
+        chat()->setChatFormat("chat");  // not the story model's own; the conversation is unused
+        QString seen;
+        QObject context;
+        connect(f_->app->model(), &ModelController::modelChanged, &context, [&] { seen = chat()->chatFormat(); });
+        QVERIFY(f_->load(model_));
+        QCOMPARE(seen, QString("completion"));
+        QCOMPARE(chat()->suggestedFormat(), QString("completion"));
+    }
+
     void cleanupTestCase() { f_.reset(); }
 };
 

@@ -335,6 +335,20 @@ Item {
             verify(!bar.visible)
         }
 
+        // The composer grows with its text, up to a limit, and the messages make room.
+        function test_9e_composer_grows_with_its_text() {
+            const composer = findChild(view, "composer")
+            const input = findChild(view, "composerInput")
+            input.text = "one line"
+            waitForRendering(view)
+            const oneLine = composer.height
+            input.text = "one\ntwo\nthree\nfour"
+            tryVerify(() => composer.height > oneLine + 20, 2000, "the composer grew")
+            input.text = "many\n".repeat(100)
+            tryVerify(() => composer.height > oneLine + 100 && composer.height < 330, 2000, "up to a limit")
+            input.text = ""
+        }
+
         // stories260K is a story model: its conversations continue text rather than chat.
         function test_9d_chat_format_follows_the_model_and_can_change() {
             testApp.chat.newConversation()
