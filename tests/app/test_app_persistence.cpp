@@ -12,6 +12,7 @@
 #include "app_fixture.h"
 #include "conversation_store.h"
 #include "startup.h"
+#include "synthetic/synthetic_model.h"
 #include "test_support.h"
 
 namespace {
@@ -41,32 +42,42 @@ int save_loop(const QString& dir) {
     }
 }
 
-// The child: answers one long question and, once the streaming answer has been saved with some
-// text, says so and stops its GUI thread, so the file stays as it was mid-answer until the parent
-// kills it.
+// Random weights in the 15M shape: slow enough on a CPU (hundreds of tokens/s) that an answer
+// streams for seconds, and one that practically never ends early.
+QString long_answer_model(const QTemporaryDir& dir) {
+    const QString path = dir.filePath("synthetic-15M.gguf");
+    llamadesk::write_gguf(llamadesk::make_synthetic_checkpoint(llamadesk::synthetic_config("15M"),
+                                                               llamadesk::DType::F32, 7),
+                          path.toStdString());
+    return path;
+}
+
+// The child: answers one question at length and, once its answer has been saved mid-stream with
+// some text, says so and stops its GUI thread, so the file stays as it was mid-answer until the
+// parent kills it.
 int stream_until_saved(const QString& root, const QString& model) {
     AppFixture f(root);
     f.app->start(QString());
     if (!f.load(model))
         return 1;
-    f.app->chat()->settings()->setTemperature(0);
     f.app->chat()->settings()->setMaxNewTokens(4000);
     const QString path = root + "/data/conversations/" + f.app->chat()->currentId() + ".json";
-    QObject::connect(f.app->worker(), &InferenceWorker::tokenGenerated, &f, [&] {
+    QTimer poll;
+    QObject::connect(&poll, &QTimer::timeout, &f, [&] {
         QFile file(path);
         if (!file.open(QIODevice::ReadOnly))
             return;
         const std::optional<Conversation> c = ConversationStore::fromJson(file.readAll());
         if (c && c->messages.size() == 2 && !c->messages[1].text.isEmpty()) {
-            std::fputs("saved\n", stdout);
+            std::fputs(c->messages[1].stop_reason == kInterrupted ? "saved\n" : "ended\n", stdout);
             std::fflush(stdout);
             QThread::sleep(3600);  // until killed
         }
-    }, Qt::QueuedConnection);
+    });
+    poll.start(5);
     f.app->chat()->send("Once upon a time");
     return wait_until([] { return false; }, 120000) ? 0 : 1;
 }
-
 }  // namespace
 
 class PersistenceTest : public QObject {
@@ -208,8 +219,8 @@ private slots:
     // kill -9 during an answer: after a restart the partial answer is there, marked interrupted,
     // and can be continued or retried.
     void killedDuringAnAnswerKeepsItAsInterrupted() {
-        LLAMADESK_REQUIRE_SHARED(model, "models/stories260K");
         QTemporaryDir dir;
+        const QString model = long_answer_model(dir);
         QProcess child;
         child.setProcessChannelMode(QProcess::ForwardedErrorChannel);
         child.start(QCoreApplication::applicationFilePath(), {"--stream-until-saved", dir.path(), model});
@@ -250,8 +261,8 @@ private slots:
 
     // Closing the window mid-answer stops the answer and saves what it had written.
     void closingDuringAnAnswerSavesIt() {
-        LLAMADESK_REQUIRE_SHARED(model, "models/stories260K");
         QTemporaryDir dir;
+        const QString model = long_answer_model(dir);
         QString id;
         {
             AppFixture f(dir.path());
