@@ -89,6 +89,7 @@ void AppContext::wire() {
         inspector_->setCurrentConversation(chat_->currentId());
     });
     connect(chat, &ChatController::requestDelete, inspector_.get(), &CacheInspectorModel::forget);
+    connect(chat, &ChatController::requestDelete, figures_.get(), &Figures::forget);
     connect(chat, &ChatController::errorOccurred, this, &AppContext::showError);
     connect(model, &ModelController::errorOccurred, this, &AppContext::showError);
 }

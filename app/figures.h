@@ -67,6 +67,7 @@ public:
 
     // The conversation whose figures are shown.
     void setCurrentConversation(const QString& key);
+    void forget(const QString& key) { answers_.remove(key); }
 
 public slots:
     void onModelLoaded(const QString& path, const QString& tokenizer, const llamadesk::ModelInfo& info);
