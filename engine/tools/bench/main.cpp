@@ -121,7 +121,7 @@ void print_text(const Options& o, const Checkpoint& ckpt, const Backend& backend
     if (o.backend == "cuda")
         std::printf("memory     %.2f GB/s device copy bandwidth (cudaMemcpy, bytes read + written)\n", bandwidth / 1e9);
     else
-        std::printf("memory     %.2f GB/s read bandwidth (%d threads, XOR over 1 GiB)\n", bandwidth / 1e9, threads);
+        std::printf("memory     %.2f GB/s read bandwidth (%d threads, vector XOR over 1 GiB, best of 5)\n", bandwidth / 1e9, threads);
     std::printf("weights    %.1f MB read per decoded token\n\n", double(bench::weight_bytes_per_token(ckpt)) / 1e6);
     for (const auto& p : r.prefill) std::printf("prefill %5d tokens   %9.1f tok/s\n", p.tokens, p.tokens_per_s);
     std::printf("\n%-10s %10s %12s %14s %12s %10s %8s\n", "decode at", "tok/s", "ms/token", "no-cache ms", "cache gain",
