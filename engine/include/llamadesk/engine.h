@@ -236,6 +236,8 @@ private:
 };
 
 const char* error_code_name(ErrorCode code);
+// A stable key ("eos", "max tokens", "cancelled", ...): saved in the window's conversation files and
+// looked up there for display text, so a value never changes once released.
 const char* stop_reason_name(StopReason reason);
 
 }  // namespace llamadesk
