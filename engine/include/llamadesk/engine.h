@@ -176,6 +176,17 @@ struct CacheLayout {
     std::vector<int32_t> block_table;  // block ids, in position order
 };
 
+// How well the model predicts a text: Engine::perplexity().
+struct PerplexityResult {
+    int tokens = 0;          // tokens scored: every text token after the leading BOS
+    int windows = 0;         // forward windows of at most the context length
+    double mean_nll = 0;     // mean negative log-likelihood per scored token, natural log
+    double perplexity = 0;   // exp(mean_nll)
+};
+
+// Tokens scored so far and in all, after each forward chunk.
+using PerplexityProgress = std::function<void(int scored, int total)>;
+
 using ConversationId = int64_t;
 
 class Engine {
@@ -226,6 +237,15 @@ public:
     Status conversation_stats(ConversationId id, ConversationStats* out) const;
     PoolStats pool_stats() const;
     Status cache_layout(ConversationId id, CacheLayout* out) const;
+
+    // Scores text with the loaded model (see PerplexityResult). The text is tokenized with BOS
+    // first, and every token after it is scored once, given the tokens before it in its window:
+    // text that fits the context is one window; longer text goes in consecutive windows of the
+    // context length, each starting with BOS (so a window's first text token is predicted from
+    // BOS alone). Uses KV cache blocks only while it runs; when the pool is short it evicts idle
+    // conversations as generate() does. InvalidArgument when the text has fewer than 2 tokens.
+    Status perplexity(const std::string& text, PerplexityResult* out,
+                      const PerplexityProgress& on_progress = {});
 
     // The token ids the model sees for text (BOS first when add_bos).
     Status tokenize(const std::string& text, bool add_bos, std::vector<int>* out) const;

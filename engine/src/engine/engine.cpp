@@ -118,6 +118,10 @@ Status Engine::tokenize(const std::string& text, bool add_bos, std::vector<int>*
     return guarded([&] { *out = impl_->tokenize(text, add_bos); });
 }
 
+Status Engine::perplexity(const std::string& text, PerplexityResult* out, const PerplexityProgress& on_progress) {
+    return guarded([&] { *out = impl_->perplexity(text, on_progress); });
+}
+
 const char* error_code_name(ErrorCode code) {
     switch (code) {
     case ErrorCode::Ok: return "Ok";

@@ -3,6 +3,7 @@
 #include "chat/chat_template.h"
 #include "core/error.h"
 #include "engine/generation.h"
+#include "engine/perplexity.h"
 
 namespace llamadesk {
 
@@ -166,6 +167,10 @@ CacheLayout Engine::Impl::cache_layout(ConversationId id) const {
 
 std::vector<int> Engine::Impl::tokenize(const std::string& text, bool add_bos) const {
     return require_model().tokenizer->encode(text, add_bos);
+}
+
+PerplexityResult Engine::Impl::perplexity(const std::string& text, const PerplexityProgress& on_progress) {
+    return score_perplexity(require_model(), conversations, text, on_progress);
 }
 
 }  // namespace llamadesk

@@ -37,6 +37,7 @@ struct Engine::Impl {
     ConversationStats stats(ConversationId id) const;
     CacheLayout cache_layout(ConversationId id) const;
     std::vector<int> tokenize(const std::string& text, bool add_bos) const;
+    PerplexityResult perplexity(const std::string& text, const PerplexityProgress& on_progress);
 
 private:
     void drop_cache(Conversation& conv);  // frees its blocks; history kept

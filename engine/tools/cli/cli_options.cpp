@@ -33,12 +33,18 @@ BackendKind parse_backend(const std::string& value) {
 const char* usage() {
     return "usage: llamadesk-cli --model PATH [options] (--prompt TEXT | --chat)\n"
            "       llamadesk-cli (--model PATH | --tokenizer PATH) --tokenize TEXT\n"
+           "       llamadesk-cli --model PATH --perplexity FILE [--json]\n"
            "\n"
            "  --model PATH          checkpoint file (.bin, .gguf) or a folder holding one\n"
            "  --tokenizer PATH      SentencePiece tokenizer.model or a GGUF vocabulary (default: the model's own, or one beside it)\n"
            "  --prompt TEXT         complete TEXT; stdout gets TEXT followed by the generated text\n"
            "  --chat                interactive Llama 2 chat (default); /new starts over, /quit or EOF ends\n"
            "  --tokenize TEXT       print the token ids the model sees for TEXT (BOS first)\n"
+           "  --perplexity FILE     score FILE's text: mean negative log-likelihood of every token after BOS\n"
+           "                        and its exp; text longer than the context goes in windows of the\n"
+           "                        context length, each starting with BOS\n"
+           "  --json                with --perplexity: print one JSON object (tokens, windows, context,\n"
+           "                        mean_nll, perplexity)\n"
            "  -n N                  at most N new tokens (default 256; <= 0: until EOS or context full)\n"
            "  --temperature F       0 is greedy (default 0.8)\n"
            "  --top-k N             (default 40; 0 off)\n"
@@ -59,7 +65,9 @@ Options parse_options(int argc, char** argv) {
     o.generate.sampling.repeat_penalty = 1.0f;  // off unless asked, as in llama.cpp's tools
     bool have_mode = false;
     auto set_mode = [&](Mode m, const std::string& option) {
-        if (have_mode) fail(ErrorCode::InvalidArgument, "choose one of --prompt, --chat and --tokenize (" + option + ")");
+        if (have_mode)
+            fail(ErrorCode::InvalidArgument,
+                 "choose one of --prompt, --chat, --tokenize and --perplexity (" + option + ")");
         have_mode = true;
         o.mode = m;
     };
@@ -77,6 +85,8 @@ Options parse_options(int argc, char** argv) {
         else if (a == "--prompt") { set_mode(Mode::Prompt, a); o.text = value(); }
         else if (a == "--chat") set_mode(Mode::Chat, a);
         else if (a == "--tokenize") { set_mode(Mode::Tokenize, a); o.text = value(); }
+        else if (a == "--perplexity") { set_mode(Mode::Perplexity, a); o.text = value(); }
+        else if (a == "--json") o.json = true;
         else if (a == "-n") o.generate.max_new_tokens = parse_number<int>(a, value());
         else if (a == "--temperature") o.generate.sampling.temperature = parse_number<float>(a, value());
         else if (a == "--top-k") o.generate.sampling.top_k = parse_number<int>(a, value());
@@ -93,6 +103,7 @@ Options parse_options(int argc, char** argv) {
     if (o.load.model_path.empty() && !(o.mode == Mode::Tokenize && !o.load.tokenizer_path.empty()))
         fail(ErrorCode::InvalidArgument,
              o.mode == Mode::Tokenize ? "--tokenize needs --model or --tokenizer" : "--model PATH is required");
+    if (o.json && o.mode != Mode::Perplexity) fail(ErrorCode::InvalidArgument, "--json goes with --perplexity");
     if (const Status s = validate_sampling(o.generate.sampling); !s.ok()) fail(s.code, s.message);
     if (o.load.n_threads < 0) fail(ErrorCode::InvalidArgument, "--threads cannot be negative");
     return o;

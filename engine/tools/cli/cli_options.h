@@ -8,14 +8,15 @@
 
 namespace llamadesk::cli {
 
-enum class Mode { Prompt, Chat, Tokenize };
+enum class Mode { Prompt, Chat, Tokenize, Perplexity };
 
 struct Options {
     Mode mode = Mode::Chat;
-    std::string text;  // --prompt or --tokenize text
+    std::string text;  // --prompt or --tokenize text, or the --perplexity file's path
     LoadParams load;
     GenerateParams generate;
     bool stats = false;
+    bool json = false;  // --perplexity: one JSON object on stdout
     bool help = false;
 };
 

@@ -1,9 +1,13 @@
-// llamadesk-cli: completion, interactive chat and tokenization from the terminal.
-// stdout carries only text (the prompt and what the model writes, or token ids); everything else,
-// errors and --stats figures included, goes to stderr.
+// llamadesk-cli: completion, interactive chat, tokenization and the perplexity score from the
+// terminal. stdout carries only results (the prompt and what the model writes, token ids, or the
+// score); everything else, errors, progress and --stats figures included, goes to stderr.
+#include <unistd.h>
+
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <string>
 
@@ -85,6 +89,41 @@ void run_tokenize(const cli::Options& o) {
     std::printf("\n");
 }
 
+std::string read_text_file(const std::string& path) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) fail(ErrorCode::FileNotFound, "cannot open '" + path + "': " + std::strerror(errno));
+    std::string text;
+    char buffer[1 << 16];
+    size_t n = 0;
+    while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) text.append(buffer, n);
+    const int error = std::ferror(f) ? errno : 0;
+    std::fclose(f);
+    if (error) fail(ErrorCode::InvalidArgument, "cannot read '" + path + "': " + std::strerror(error));
+    return text;
+}
+
+void run_perplexity(const cli::Options& o) {
+    const std::string text = read_text_file(o.text);  // before loading, so a bad file fails fast
+    if (text.empty()) fail(ErrorCode::InvalidArgument, "'" + o.text + "' is empty; there is no text to score");
+    Engine engine;
+    load(engine, o);
+    // A running count only on a terminal, so a redirected stderr stays a clean log.
+    const bool on_terminal = isatty(fileno(stderr));
+    PerplexityProgress progress;
+    if (on_terminal)
+        progress = [](int scored, int total) { std::fprintf(stderr, "\r[llamadesk] scored %d / %d tokens", scored, total); };
+    PerplexityResult r;
+    check(engine.perplexity(text, &r, progress));
+    if (on_terminal) std::fputc('\n', stderr);
+    const int context = engine.model_info().context_length;
+    if (o.json)
+        std::printf("{\"tokens\": %d, \"windows\": %d, \"context\": %d, \"mean_nll\": %.17g, \"perplexity\": %.17g}\n",
+                    r.tokens, r.windows, context, r.mean_nll, r.perplexity);
+    else
+        std::printf("perplexity %.3f (mean NLL %.4f over %d tokens, %d window%s of %d)\n", r.perplexity, r.mean_nll,
+                    r.tokens, r.windows, r.windows == 1 ? "" : "s", context);
+}
+
 void run_prompt(const cli::Options& o) {
     Engine engine;
     load(engine, o);
@@ -132,6 +171,7 @@ int main(int argc, char** argv) {
         case cli::Mode::Tokenize: run_tokenize(o); break;
         case cli::Mode::Prompt: run_prompt(o); break;
         case cli::Mode::Chat: run_chat(o); break;
+        case cli::Mode::Perplexity: run_perplexity(o); break;
         }
         return 0;
     } catch (...) {

@@ -1,9 +1,14 @@
 // llamadesk-cli as a user runs it: the built binary in a QProcess.
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <array>
+#include <cmath>
 
 #include "engine_fixtures.h"
 #include "test_support.h"
@@ -35,7 +40,18 @@ Run run_cli(const QStringList& args, const QByteArray& input = {}) {
 class TestCli : public QObject {
     Q_OBJECT
 
+    QTemporaryDir dir_;
+
+    QString write_file(const QString& name, const QByteArray& contents) {
+        const QString path = dir_.filePath(name);
+        QFile f(path);
+        if (!f.open(QIODevice::WriteOnly) || f.write(contents) != contents.size()) qFatal("cannot write %s", qPrintable(path));
+        return path;
+    }
+
 private slots:
+    void initTestCase() { QVERIFY(dir_.isValid()); }
+
     void prompt_prints_the_published_text() {
         LLAMADESK_REQUIRE_SHARED(model, "models/stories260K/stories260K.bin");
         const std::string prompt = "Once upon a time";
@@ -102,6 +118,8 @@ private slots:
         QTest::newRow("bad number") << QStringList{"--model", "m", "--temperature", "warm"};
         QTest::newRow("bad backend") << QStringList{"--model", "m", "--backend", "tpu"};
         QTest::newRow("missing value") << QStringList{"--model"};
+        QTest::newRow("json without perplexity") << QStringList{"--model", "m", "--prompt", "x", "--json"};
+        QTest::newRow("two modes") << QStringList{"--model", "m", "--prompt", "x", "--perplexity", "f"};
     }
 
     void errors_are_one_line_and_non_zero() {
@@ -111,6 +129,56 @@ private slots:
         QVERIFY(r.out.isEmpty());
         QVERIFY2(r.err.startsWith("llamadesk-cli: error: "), r.err.constData());
         QCOMPARE(r.err.count('\n'), 1);
+    }
+
+    // --json is one object holding the engine's own figures; without it, one readable line.
+    void perplexity_prints_the_engines_score() {
+        const QString model = llamadesk::test::write_synthetic_gguf(dir_, "ppl", llamadesk::test::small_config(4, 2, 8, 48), 5);
+        const std::string text = "Once upon a time a small cat sat by the window and watched the rain fall on the road.";
+        const QString file = write_file("story.txt", QByteArray::fromStdString(text));
+        Engine e;
+        LLAMADESK_VERIFY_OK(e.load(llamadesk::test::load_params(model)));
+        PerplexityResult expected;
+        LLAMADESK_VERIFY_OK(e.perplexity(text, &expected));
+        QVERIFY(expected.windows > 1);
+
+        const Run json = run_cli({"--model", model, "--perplexity", file, "--json"});
+        QCOMPARE(json.exit_code, 0);
+        QCOMPARE(json.out.count('\n'), 1);
+        QJsonParseError error;
+        const QJsonObject o = QJsonDocument::fromJson(json.out, &error).object();
+        QVERIFY2(error.error == QJsonParseError::NoError, json.out.constData());
+        QCOMPARE(o.value("tokens").toInt(), expected.tokens);
+        QCOMPARE(o.value("windows").toInt(), expected.windows);
+        QCOMPARE(o.value("context").toInt(), 48);
+        QVERIFY(std::abs(o.value("mean_nll").toDouble() - expected.mean_nll) <= 1e-12 * expected.mean_nll);
+        QVERIFY(std::abs(o.value("perplexity").toDouble() - expected.perplexity) <= 1e-12 * expected.perplexity);
+
+        const Run plain = run_cli({"--model", model, "--perplexity", file});
+        QCOMPARE(plain.exit_code, 0);
+        const QString line = QString::asprintf("perplexity %.3f (mean NLL %.4f over %d tokens, %d windows of 48)\n",
+                                               expected.perplexity, expected.mean_nll, expected.tokens, expected.windows);
+        QCOMPARE(QString::fromUtf8(plain.out), line);
+    }
+
+    void perplexity_refuses_bad_files_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QByteArray>("message");
+        QTest::newRow("missing") << "/nonexistent/story.txt"
+                                 << QByteArray("cannot open '/nonexistent/story.txt': No such file or directory");
+        const QString empty = write_file("empty.txt", {});
+        QTest::newRow("empty") << empty << ("'" + empty.toUtf8() + "' is empty; there is no text to score");
+        QTest::newRow("folder") << dir_.path() << ("cannot read '" + dir_.path().toUtf8() + "': Is a directory");
+    }
+
+    // The file is read before the model loads, so these fail fast even with a model that exists.
+    void perplexity_refuses_bad_files() {
+        QFETCH(QString, file);
+        QFETCH(QByteArray, message);
+        const Run r = run_cli({"--model", "/nonexistent/model.gguf", "--perplexity", file, "--json"});
+        QVERIFY(r.exit_code != 0);
+        QVERIFY(r.out.isEmpty());
+        QCOMPARE(r.err, "llamadesk-cli: error: " + message + "\n");
     }
 
     // Checked by the engine's validate_sampling() when the command line is read, before loading.
