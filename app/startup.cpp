@@ -14,7 +14,7 @@ StartupOptions parse_startup_options(const QStringList& arguments) {
     const QCommandLineOption screenshot("screenshot", "Answer --prompt, save the window as PNG, quit.",
                                         "path");
     const QCommandLineOption prompt("prompt", "The question asked for --screenshot.", "text",
-                                    "Tell me a story about a brave little dog.");
+                                    "Once upon a time, a brave little dog");
     parser.addOptions({model, tokenizer, screenshot, prompt});
     parser.process(arguments);
     return {parser.value(model), parser.value(tokenizer), parser.value(screenshot), parser.value(prompt)};
