@@ -1,16 +1,21 @@
 #include "model/checkpoint.h"
 
+#include "model/tensor_slots.h"
+
 namespace llamadesk {
 
 int64_t Checkpoint::n_params() const {
-    const ModelWeights& w = weights;
-    int64_t n = w.token_embedding.n_elements() + w.final_norm.n_elements();
-    for (const LayerWeights& l : w.layers)
-        n += l.attention_norm.n_elements() + l.wq.n_elements() + l.wk.n_elements() +
-             l.wv.n_elements() + l.wo.n_elements() + l.ffn_norm.n_elements() +
-             l.w1.n_elements() + l.w2.n_elements() + l.w3.n_elements();
-    if (w.output.data != w.token_embedding.data) n += w.output.n_elements();
+    int64_t n = 0;
+    for (const ConstTensorSlot& s : tensor_slots(config, weights, !weights.classifier_tied()))
+        n += s.view->n_elements();
     return n;
+}
+
+int64_t Checkpoint::weight_bytes_per_token() const {
+    int64_t bytes = 0;
+    for (const ConstTensorSlot& s : tensor_slots(config, weights, true))
+        if (s.read_whole_per_token()) bytes += s.view->n_bytes();
+    return bytes;
 }
 
 std::string TokenizerSource::describe() const {

@@ -48,6 +48,9 @@ struct ModelWeights {
     std::vector<LayerWeights> layers;
     TensorView final_norm;       // (1, dim)
     TensorView output;           // (vocab_size, dim); same data as token_embedding when tied
+
+    // The classifier is the embedding table itself: its bytes and parameters count once.
+    bool classifier_tied() const { return output.data == token_embedding.data; }
 };
 
 // A vocabulary carried inside the checkpoint (GGUF tokenizer.ggml.*).
@@ -77,6 +80,9 @@ struct Checkpoint {
     std::shared_ptr<const void> storage;  // keeps the mapping / owned buffers alive
 
     int64_t n_params() const;
+    // Bytes of the matrices one decode step reads: every layer's projections and the classifier
+    // (the whole embedding table when the classifier is tied to it).
+    int64_t weight_bytes_per_token() const;
 };
 
 // Opens a checkpoint file or a folder holding one, detecting the format by content.

@@ -62,6 +62,8 @@ std::string scan_chunk(const Chunk& c) {
 }
 
 void check_shapes(const Checkpoint& ckpt) {
+    // Slots over a copy, which tensor_slots sizes to the config's layer count: a layer the reader
+    // left out is then reported as its missing tensors.
     ModelWeights copy = ckpt.weights;
     for (const TensorSlot& s : tensor_slots(ckpt.config, copy, true)) {
         const TensorView& t = *s.view;
@@ -84,18 +86,12 @@ void validate_weights(const Checkpoint& ckpt) {
 
     constexpr int64_t kChunkElements = int64_t(1) << 20;
     const ModelWeights& w = ckpt.weights;
-    std::vector<const TensorView*> tensors{&w.token_embedding};
-    for (const LayerWeights& l : w.layers)
-        for (const TensorView* t : {&l.attention_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_norm,
-                                    &l.w1, &l.w2, &l.w3})
-            tensors.push_back(t);
-    tensors.push_back(&w.final_norm);
-    if (w.output.data != w.token_embedding.data) tensors.push_back(&w.output);
-
     std::vector<Chunk> chunks;
-    for (const TensorView* t : tensors)
+    for (const ConstTensorSlot& s : tensor_slots(ckpt.config, w, !w.classifier_tied())) {
+        const TensorView* t = s.view;
         for (int64_t b = 0; b < t->n_elements(); b += kChunkElements)
             chunks.push_back({t, b, std::min(t->n_elements(), b + kChunkElements)});
+    }
 
     // The error reported is the one of the earliest chunk, so the message does not depend on
     // thread timing; chunks after a known error are skipped.

@@ -129,13 +129,13 @@ ModelConfig config_of(const GgufFile& f,
 // Points slot.view at the tensor's data, after checking its shape (ne[0] = cols, ne[1] = rows).
 void bind(const GgufFile& f, const GgufTensorInfo& t, const TensorSlot& slot, const uint8_t* base) {
     const bool shape_ok = t.ne[0] == slot.cols && t.ne[1] == slot.rows && t.ne[2] == 1 &&
-                          t.ne[3] == 1 && (slot.is_norm ? t.n_dims <= 2 : t.n_dims == 2);
+                          t.ne[3] == 1 && (slot.is_norm() ? t.n_dims <= 2 : t.n_dims == 2);
     if (!shape_ok) {
         std::string shape;
         for (uint32_t d = 0; d < t.n_dims; ++d) shape += (d ? ", " : "") + std::to_string(t.ne[d]);
         fail(ErrorCode::BadFormat, f.path + ": GGUF tensor " + slot.name + " has shape [" + shape +
                                        "], expected [" + std::to_string(slot.cols) +
-                                       (slot.is_norm ? "" : ", " + std::to_string(slot.rows)) +
+                                       (slot.is_norm() ? "" : ", " + std::to_string(slot.rows)) +
                                        "] from the model's hyper-parameters");
     }
     const DType dtype = *ggml_type_dtype(t.type);  // parse_gguf refused every other type
@@ -176,12 +176,12 @@ Checkpoint read_gguf_checkpoint(std::shared_ptr<const MappedFile> file, bool wit
         if (it == by_name.end())
             fail(ErrorCode::BadFormat, f.path + ": GGUF file lacks tensor " + slot.name);
         bind(f, *it->second, slot, file->data());
-        if (slot.is_norm) *slot.view = storage->as_f32(*slot.view);
+        if (slot.is_norm()) *slot.view = storage->as_f32(*slot.view);
     }
     if (tied) ckpt.weights.output = ckpt.weights.token_embedding;
     ckpt.weight_dtype = ckpt.weights.layers[0].wq.dtype;
     for (const TensorSlot& slot : tensor_slots(ckpt.config, ckpt.weights, !tied))
-        if (!slot.is_norm && slot.view->dtype != ckpt.weight_dtype)
+        if (!slot.is_norm() && slot.view->dtype != ckpt.weight_dtype)
             fail(ErrorCode::Unsupported, f.path + ": GGUF tensor " + slot.name + " is " +
                                              dtype_name(slot.view->dtype) + " while the others are " +
                                              dtype_name(ckpt.weight_dtype) +

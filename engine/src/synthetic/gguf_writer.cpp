@@ -97,9 +97,9 @@ void write_gguf(const Checkpoint& ckpt, const std::string& path) {
     for (const TensorSlot& s : slots) {
         const TensorView& t = *s.view;
         infos.str(s.name);
-        infos.raw<uint32_t>(s.is_norm ? 1 : 2);
+        infos.raw<uint32_t>(s.is_norm() ? 1 : 2);
         infos.raw<uint64_t>(uint64_t(t.cols));
-        if (!s.is_norm) infos.raw<uint64_t>(uint64_t(t.rows));
+        if (!s.is_norm()) infos.raw<uint64_t>(uint64_t(t.rows));
         infos.raw<uint32_t>(ggml_type_id(t.dtype));
         infos.raw<uint64_t>(data_offset);
         data_offset += (uint64_t(t.n_bytes()) + kAlignment - 1) / kAlignment * kAlignment;

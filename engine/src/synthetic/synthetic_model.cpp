@@ -83,7 +83,7 @@ Checkpoint make_synthetic_checkpoint(const ModelConfig& config, DType dtype, uin
     std::vector<FillTask> tasks;
     for (size_t s = 0; s < slots.size(); ++s) {
         const TensorSlot& slot = slots[s];
-        const DType t = slot.is_norm ? DType::F32 : dtype;
+        const DType t = slot.is_norm() ? DType::F32 : dtype;
         const int64_t n = slot.rows * slot.cols;
         *slot.view = TensorView{slot.name, t, slot.rows, slot.cols,
                                 storage->allocate(size_t(n) * dtype_size(t))};
@@ -93,7 +93,7 @@ Checkpoint make_synthetic_checkpoint(const ModelConfig& config, DType dtype, uin
     }
     parallel_for(tasks.size(), [&](size_t i) {
         const TensorSlot& slot = *tasks[i].slot;
-        if (slot.is_norm)
+        if (slot.is_norm())
             fill(tasks[i], 1.0f, 0.1f);
         else
             fill(tasks[i], 0.0f, std::sqrt(3.0f / float(slot.cols)));

@@ -26,13 +26,6 @@ double median_seconds(int repeats, bool cpu_time, F&& run) {
 
 }  // namespace
 
-int64_t weight_bytes_per_token(const Checkpoint& ckpt) {
-    int64_t bytes = ckpt.weights.output.n_bytes();
-    for (const LayerWeights& l : ckpt.weights.layers)
-        for (const TensorView* t : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w1, &l.w2, &l.w3}) bytes += t->n_bytes();
-    return bytes;
-}
-
 BenchResults run_benchmarks(Backend& backend, const Checkpoint& ckpt, const BenchPlan& plan) {
     const ModelConfig& c = ckpt.config;
     const KvLayout layout{c.n_layers, c.n_kv_heads, c.head_dim(), kBlockSize};
@@ -63,7 +56,7 @@ BenchResults run_benchmarks(Backend& backend, const Checkpoint& ckpt, const Benc
         if (clamped >= 0 && std::find(positions.begin(), positions.end(), clamped) == positions.end())
             positions.push_back(clamped);
     }
-    const double weight_bytes = double(weight_bytes_per_token(ckpt));
+    const double weight_bytes = double(ckpt.weight_bytes_per_token());
     for (int pos : positions) {
         if (pos > 0) run(0, pos);  // fill the context up to pos
         const double s = median_seconds(plan.repeats, plan.cpu_time, [&] {

@@ -2,7 +2,6 @@
 // without the KV cache, and the weight bytes decode streams per second.
 #pragma once
 
-#include <cstdint>
 #include <vector>
 
 #include "backends/backend.h"
@@ -35,9 +34,6 @@ struct BenchPlan {
     bool cpu_time = false;  // time with the process's CPU time instead of the wall clock: on a
                             // machine busy with other work, one thread's figures stay comparable
 };
-
-// Bytes of the matrices one decode step reads (every layer's projections and the classifier).
-int64_t weight_bytes_per_token(const Checkpoint& ckpt);
 
 BenchResults run_benchmarks(Backend& backend, const Checkpoint& ckpt, const BenchPlan& plan);
 

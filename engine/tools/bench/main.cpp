@@ -122,7 +122,7 @@ void print_text(const Options& o, const Checkpoint& ckpt, const Backend& backend
         std::printf("memory     %.2f GB/s device copy bandwidth (cudaMemcpy, bytes read + written)\n", bandwidth / 1e9);
     else
         std::printf("memory     %.2f GB/s read bandwidth (%d threads, vector XOR over 1 GiB, best of 5)\n", bandwidth / 1e9, threads);
-    std::printf("weights    %.1f MB read per decoded token\n\n", double(bench::weight_bytes_per_token(ckpt)) / 1e6);
+    std::printf("weights    %.1f MB read per decoded token\n\n", double(ckpt.weight_bytes_per_token()) / 1e6);
     for (const auto& p : r.prefill) std::printf("prefill %5d tokens   %9.1f tok/s\n", p.tokens, p.tokens_per_s);
     std::printf("\n%-10s %10s %12s %14s %12s %10s %8s\n", "decode at", "tok/s", "ms/token", "no-cache ms", "cache gain",
                 "weight GB/s", "of bw");
@@ -140,7 +140,7 @@ void print_json(const Options& o, const Checkpoint& ckpt, const Backend& backend
                 backend.name().c_str(), backend.device_description().c_str(), threads);
     std::printf("\"dim\": %d, \"n_layers\": %d, \"context\": %d, \"weight_bytes_per_token\": %lld, "
                 "\"memory_read_bytes_per_s\": %.0f, \"clock\": \"%s\", ",
-                c.dim, c.n_layers, c.seq_len, (long long)bench::weight_bytes_per_token(ckpt), bandwidth,
+                c.dim, c.n_layers, c.seq_len, (long long)ckpt.weight_bytes_per_token(), bandwidth,
                 o.plan.cpu_time ? "cpu" : "wall");
     std::printf("\"prefill\": [");
     for (size_t i = 0; i < r.prefill.size(); ++i)

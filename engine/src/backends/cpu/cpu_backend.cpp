@@ -8,6 +8,7 @@
 
 #include "backends/cpu/matmul.h"
 #include "core/error.h"
+#include "model/tensor_slots.h"
 
 namespace llamadesk {
 
@@ -34,20 +35,11 @@ void check_weights(const ModelConfig& c, const ModelWeights& w) {
     if (int(w.layers.size()) != c.n_layers)
         fail(ErrorCode::BadFormat, "checkpoint has " + std::to_string(w.layers.size()) + " layers, config says " +
                                        std::to_string(c.n_layers));
-    check_shape(w.token_embedding, c.vocab_size, c.dim);
-    check_shape(w.final_norm, 1, c.dim);
-    check_shape(w.output, c.vocab_size, c.dim);
-    for (const LayerWeights& l : w.layers) {
-        check_shape(l.attention_norm, 1, c.dim);
-        check_shape(l.wq, c.dim, c.dim);
-        check_shape(l.wk, c.kv_dim(), c.dim);
-        check_shape(l.wv, c.kv_dim(), c.dim);
-        check_shape(l.wo, c.dim, c.dim);
-        check_shape(l.ffn_norm, 1, c.dim);
-        check_shape(l.w1, c.hidden_dim, c.dim);
-        check_shape(l.w2, c.dim, c.hidden_dim);
-        check_shape(l.w3, c.hidden_dim, c.dim);
-    }
+    // forward_batch sizes the query and attention rows by dim, so wq and wo must be (dim, dim).
+    if (int64_t(c.n_heads) * c.head_dim() != c.dim)
+        fail(ErrorCode::BadFormat, "n_heads (" + std::to_string(c.n_heads) + ") does not divide dim (" +
+                                       std::to_string(c.dim) + ")");
+    for (const ConstTensorSlot& s : tensor_slots(c, w, true)) check_shape(*s.view, s.rows, s.cols);
 }
 
 int64_t physical_memory_bytes() {

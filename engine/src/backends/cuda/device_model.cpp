@@ -6,6 +6,7 @@
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/kernels.h"
 #include "core/error.h"
+#include "model/tensor_slots.h"
 
 namespace llamadesk::cuda {
 
@@ -92,12 +93,12 @@ private:
     std::vector<float> widened_;   // host F32 copy of a chunk of a 16-bit tensor
 };
 
-int64_t checkpoint_bytes(const ModelWeights& w) {
-    int64_t bytes = w.token_embedding.n_bytes() + w.final_norm.n_bytes();
-    if (w.output.data != w.token_embedding.data) bytes += w.output.n_bytes();
-    for (const LayerWeights& l : w.layers)
-        bytes += l.attention_norm.n_bytes() + l.wq.n_bytes() + l.wk.n_bytes() + l.wv.n_bytes() +
-                 l.wo.n_bytes() + l.ffn_norm.n_bytes() + l.w1.n_bytes() + l.w2.n_bytes() + l.w3.n_bytes();
+// What upload_model copies, for its progress: every tensor once, the tied classifier not again.
+int64_t checkpoint_bytes(const Checkpoint& ckpt) {
+    const ModelWeights& w = ckpt.weights;
+    int64_t bytes = 0;
+    for (const ConstTensorSlot& s : tensor_slots(ckpt.config, w, !w.classifier_tied()))
+        bytes += s.view->n_bytes();
     return bytes;
 }
 
@@ -111,20 +112,13 @@ int64_t device_bytes(const DeviceModel& m) {
 
 }  // namespace
 
-int64_t DeviceModel::streamed_bytes_per_token() const {
-    int64_t bytes = int64_t(output.get() ? output.bytes() : token_embedding.bytes());
-    for (const DeviceLayer& l : layers)
-        bytes += int64_t(l.wqkv.bytes() + l.wo.bytes() + l.w13.bytes() + l.w2.bytes());
-    return bytes;
-}
-
 DeviceModel upload_model(const Checkpoint& ckpt, DType target, const ProgressFn& on_progress,
                          cudaStream_t stream) {
     const ModelWeights& w = ckpt.weights;
     DeviceModel m;
     m.config = ckpt.config;
     m.dtype = target;
-    Uploader up(target, checkpoint_bytes(w), on_progress, stream);
+    Uploader up(target, checkpoint_bytes(ckpt), on_progress, stream);
     m.token_embedding = up.matrix({&w.token_embedding});
     for (const LayerWeights& l : w.layers) {
         DeviceLayer d;
@@ -137,7 +131,7 @@ DeviceModel upload_model(const Checkpoint& ckpt, DType target, const ProgressFn&
         m.layers.push_back(std::move(d));
     }
     m.final_norm = up.vector_f32(w.final_norm);
-    if (w.output.data != w.token_embedding.data) m.output = up.matrix({&w.output});
+    if (!w.classifier_tied()) m.output = up.matrix({&w.output});
     // plain cudaMemcpy from pageable memory may return before its data lands; the backend's
     // stream is not ordered after it
     CUDA_CHECK(cudaDeviceSynchronize());

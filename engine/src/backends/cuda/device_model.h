@@ -34,8 +34,6 @@ struct DeviceModel {
     int64_t weight_bytes = 0;     // bytes of all buffers above
 
     const void* classifier() const { return output.get() ? output.get() : token_embedding.get(); }
-    // bytes one decode step streams: every matrix and the classifier, not the embedding table
-    int64_t streamed_bytes_per_token() const;
 };
 
 using ProgressFn = std::function<void(float, const std::string&)>;
