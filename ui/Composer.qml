@@ -30,6 +30,10 @@ Rectangle {
         input.cursorPosition = input.length
     }
 
+    // A new or another conversation: typing goes to its composer, whatever was clicked to get there.
+    readonly property string conversationId: chat.currentId
+    onConversationIdChanged: input.forceActiveFocus()
+
     Component.onCompleted: {
         showDraft()
         input.forceActiveFocus()

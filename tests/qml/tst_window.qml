@@ -115,6 +115,7 @@ Item {
             const before = testApp.chat.conversations.count
             const previous = testApp.chat.currentId
             mouseClick(findChild(view, "newConversationButton"))
+            verify(findChild(view, "composerInput").activeFocus, "typing goes to the new conversation")
             compare(testApp.chat.conversations.count, before + 1)
             verify(testApp.chat.currentId !== previous)
             compare(testApp.chat.currentIndex, 0, "the newest conversation is at the top")
