@@ -1,8 +1,62 @@
 #include "backends/backend.h"
 
+#include <algorithm>
+
+#include "core/error.h"
 #include "sampling/sampler.h"
 
 namespace llamadesk {
+
+Backend::Backend(const ModelConfig& config, int chunk_tokens)
+    : config_(config), chunk_tokens_(std::max(1, std::min(chunk_tokens, config.seq_len))) {}
+
+std::string Backend::name() const {
+    return kind() == BackendKind::Cuda ? "CUDA" : "CPU";
+}
+
+void Backend::allocate_kv_pool(const KvLayout& layout, int n_blocks) {
+    if (layout.n_layers != config_.n_layers || layout.n_kv_heads != config_.n_kv_heads ||
+        layout.head_dim != config_.head_dim() || layout.block_size <= 0 || n_blocks < 0)
+        fail(ErrorCode::InvalidArgument, "KV layout does not match the model");
+    allocate_kv_storage(layout, n_blocks);
+    has_kv_pool_ = true;
+    layout_ = layout;
+    n_pool_blocks_ = n_blocks;
+}
+
+void Backend::check_call(std::span<const int32_t> tokens, int start_pos, BlockTableView table) const {
+    if (!has_kv_pool_) fail(ErrorCode::Internal, "forward called before the KV pool was allocated");
+    if (tokens.empty()) fail(ErrorCode::InvalidArgument, "forward called without tokens");
+    const int64_t end = int64_t(start_pos) + int64_t(tokens.size());
+    if (start_pos < 0 || end > config_.seq_len)
+        fail(ErrorCode::ContextFull, "positions " + std::to_string(start_pos) + ".." + std::to_string(end) +
+                                         " exceed the model's context of " + std::to_string(config_.seq_len));
+    const int64_t n_blocks = (end + layout_.block_size - 1) / layout_.block_size;
+    if (table.n_blocks < n_blocks)
+        fail(ErrorCode::Internal, "block table of " + std::to_string(table.n_blocks) + " blocks does not cover " +
+                                      std::to_string(end) + " positions");
+    for (int64_t i = 0; i < n_blocks; ++i)
+        if (table.blocks[i] < 0 || table.blocks[i] >= n_pool_blocks_)
+            fail(ErrorCode::Internal, "block table entry " + std::to_string(table.blocks[i]) +
+                                          " is outside the pool of " + std::to_string(n_pool_blocks_) + " blocks");
+    for (int32_t t : tokens)
+        if (t < 0 || t >= config_.vocab_size)
+            fail(ErrorCode::InvalidArgument, "token id " + std::to_string(t) + " is outside the vocabulary of " +
+                                                 std::to_string(config_.vocab_size));
+}
+
+void Backend::forward(std::span<const int32_t> tokens, int start_pos, BlockTableView table, float* logits,
+                      bool all_logits) {
+    if (!logits) fail(ErrorCode::InvalidArgument, "forward called without a logits buffer");
+    check_call(tokens, start_pos, table);
+    const size_t n = tokens.size(), chunk = size_t(chunk_tokens_);
+    for (size_t begin = 0; begin < n; begin += chunk) {
+        const size_t count = std::min(chunk, n - begin);
+        const bool last = begin + count == n;
+        float* chunk_logits = all_logits ? logits + begin * size_t(config_.vocab_size) : last ? logits : nullptr;
+        forward_chunk(tokens.subspan(begin, count), start_pos + int(begin), table, chunk_logits, all_logits);
+    }
+}
 
 int32_t Backend::decode_and_sample(int32_t token, int pos, BlockTableView table, Sampler& sampler,
                                    std::span<const int32_t> recent_tokens) {

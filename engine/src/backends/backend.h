@@ -14,23 +14,28 @@
 #include "cache/kv_layout.h"
 #include "llamadesk/engine.h"
 #include "model/checkpoint.h"
+#include "model/dtype.h"
 
 namespace llamadesk {
 
 class Sampler;
 
+// The contract is enforced here once: forward() validates a call and splits it into chunks of
+// the backend's own size, so a backend implements only the per-chunk pass and never re-checks.
 class Backend {
 public:
     virtual ~Backend() = default;
 
-    virtual std::string name() const = 0;                // "CPU", "CUDA"
+    virtual BackendKind kind() const = 0;                // Cpu or Cuda, never Auto
+    std::string name() const;                            // "CPU", "CUDA": shown to users
     virtual std::string device_description() const = 0; // shown in the window's header
-    virtual std::string kv_dtype() const = 0;            // element type of the cache
+    virtual DType kv_dtype() const = 0;                  // element type of the cache
 
     // (Re)allocates the KV pool: n_blocks blocks of layout.block_elements() elements.
-    // Throws EngineError(OutOfMemory) when it does not fit; the old pool is then kept.
-    virtual void allocate_kv_pool(const KvLayout& layout, int n_blocks) = 0;
-    virtual int64_t kv_bytes_per_block() const = 0;
+    // Throws EngineError(InvalidArgument) when the layout does not match the model, and
+    // EngineError(OutOfMemory) when it does not fit; the old pool is then kept.
+    void allocate_kv_pool(const KvLayout& layout, int n_blocks);
+    int64_t kv_bytes_per_block() const { return layout_.block_elements() * int64_t(dtype_size(kv_dtype())); }
     // Bytes a new KV pool may take on this device: the engine sizes the pool as the smaller of
     // this and the memory budget. Host memory has no limit here beyond the budget.
     virtual int64_t kv_memory_available() const { return std::numeric_limits<int64_t>::max(); }
@@ -39,16 +44,45 @@ public:
     // values are written into the cache slots the block table gives for those positions, and
     // attention reads positions 0 .. start_pos + n - 1. The table must cover start_pos + n
     // positions. Writes the last token's logits (vocab_size floats), or every token's
-    // (n x vocab_size) when all_logits, to host memory.
-    virtual void forward(std::span<const int32_t> tokens, int start_pos, BlockTableView table,
-                         float* logits, bool all_logits = false) = 0;
+    // (n x vocab_size) when all_logits, to host memory. Any number of tokens that fits the
+    // context may be passed: they run in chunks of chunk_tokens().
+    void forward(std::span<const int32_t> tokens, int start_pos, BlockTableView table, float* logits,
+                 bool all_logits = false);
 
     // Runs one token at pos and chooses the next one. The default calls forward() and the host
     // sampler; a device backend may sample on the device so only the token id crosses to the host.
     virtual int32_t decode_and_sample(int32_t token, int pos, BlockTableView table, Sampler& sampler,
                                       std::span<const int32_t> recent_tokens);
 
+    // Tokens one forward_chunk() call takes at most: the size of the backend's activation buffers.
+    int chunk_tokens() const { return chunk_tokens_; }
+
+protected:
+    Backend(const ModelConfig& config, int chunk_tokens);
+
+    const ModelConfig& model_config() const { return config_; }
+    const KvLayout& kv_layout() const { return layout_; }
+    int kv_pool_blocks() const { return n_pool_blocks_; }
+
+    // Throws EngineError unless tokens, positions and table make a valid call on the current
+    // pool. forward() calls it; a decode path that bypasses forward() must call it too.
+    void check_call(std::span<const int32_t> tokens, int start_pos, BlockTableView table) const;
+
+    // Allocates the storage of a pool whose layout has been checked against the model; throws
+    // EngineError(OutOfMemory), leaving the old pool in place, when it does not fit.
+    virtual void allocate_kv_storage(const KvLayout& layout, int n_blocks) = 0;
+    // One checked chunk of at most chunk_tokens() tokens. logits is null when no row of this chunk
+    // is wanted (an earlier chunk of a prompt); else it receives the last row, or every row when
+    // all_logits.
+    virtual void forward_chunk(std::span<const int32_t> tokens, int start_pos, BlockTableView table,
+                               float* logits, bool all_logits) = 0;
+
 private:
+    ModelConfig config_;
+    int chunk_tokens_;
+    bool has_kv_pool_ = false;
+    KvLayout layout_;
+    int n_pool_blocks_ = 0;
     std::vector<float> decode_logits_;  // host logits of the default decode_and_sample
 };
 

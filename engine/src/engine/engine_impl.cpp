@@ -156,8 +156,8 @@ CacheLayout Engine::Impl::cache_layout(ConversationId id) const {
     out.block_size = layout.block_size;
     out.n_kv_heads = layout.n_kv_heads;
     out.head_dim = layout.head_dim;
-    out.dtype = m.backend->kv_dtype();
-    out.device = m.backend->name() == "CPU" ? "CPU" : m.backend->device_description();
+    out.dtype = dtype_name(m.backend->kv_dtype());
+    out.device = m.backend->kind() == BackendKind::Cpu ? m.backend->name() : m.backend->device_description();
     out.bytes_per_block = m.pool->bytes_per_block();
     out.bytes_used = int64_t(conv.block_table.size()) * out.bytes_per_block;
     out.cached_tokens = conv.n_cached;

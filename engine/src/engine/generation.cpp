@@ -105,7 +105,8 @@ private:
         conv_.turns.back().end = int(conv_.history.size());
     }
 
-    // Runs history[n_cached..] through the model in chunks and samples the first answer token.
+    // Runs history[n_cached..] through the model (the backend chunks it) and samples the first
+    // answer token.
     int32_t prefill_and_sample() {
         const int end = int(conv_.history.size());
         // At least the last token runs, since its logits choose the first answer token.
@@ -118,12 +119,9 @@ private:
 
         std::vector<float> logits(size_t(m_.vocab_size()));  // (vocab_size,)
         Stopwatch prefill_clock;
-        for (int pos = start; pos < end; pos += kPrefillChunk) {
-            const int n = std::min(kPrefillChunk, end - pos);
-            m_.backend->forward(std::span<const int32_t>(conv_.history.data() + pos, size_t(n)), pos,
-                                table(), logits.data());
-            conv_.n_cached = pos + n;
-        }
+        m_.backend->forward(std::span<const int32_t>(conv_.history.data() + start, size_t(end - start)), start,
+                            table(), logits.data());
+        conv_.n_cached = end;
         s.prefill_ms = prefill_clock.elapsed_ms();
         s.prefill_tokens_per_s = tokens_per_second(s.prefilled_tokens, s.prefill_ms);
 

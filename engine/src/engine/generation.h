@@ -11,9 +11,6 @@
 
 namespace llamadesk {
 
-// Tokens run through the model per forward call while prefilling.
-inline constexpr int kPrefillChunk = 256;
-
 // The last token sampled is added to the history without being run through the model (nothing
 // needs its keys and values until the next turn), and so is a Llama2Chat answer's closing EOS. A
 // follow-up therefore prefills its own tokens plus that uncomputed tail: for Llama2Chat one token

@@ -18,12 +18,6 @@ void report(const LoadParams& params, float fraction, const std::string& stage) 
     if (params.on_progress) params.on_progress(fraction, stage);
 }
 
-int64_t kv_element_bytes(const std::string& dtype) {
-    if (dtype == "f32") return 4;
-    if (dtype == "f16" || dtype == "bf16") return 2;
-    fail(ErrorCode::Internal, "backend reports an unknown KV cache dtype '" + dtype + "'");
-}
-
 // CUDA when a usable device is present (Auto or Cuda), else the CPU. When CUDA was asked for
 // explicitly, or was tried and failed (no driver, no device, out of device memory), the CPU
 // backend is used and `note` says why, for ModelInfo::device: a working model beats an error.
@@ -100,7 +94,7 @@ ModelInfo describe(const LoadedModel& m, int n_threads, const std::string& backe
     info.backend = m.backend->name();
     info.device = m.backend->device_description();
     if (!backend_note.empty()) info.device += " (" + backend_note + ")";
-    info.n_threads = m.backend->name() == "CPU" ? n_threads : 0;
+    info.n_threads = m.backend->kind() == BackendKind::Cpu ? n_threads : 0;
     info.tokenizer = m.checkpoint.tokenizer.describe();
     info.chat_format = suggested_chat_format(m.checkpoint.chat_template, info.name);
     return info;
@@ -137,7 +131,7 @@ std::unique_ptr<LoadedModel> load_model(const LoadParams& params) {
     report(params, 0.9f, "allocating KV cache");
     const ModelConfig& c = m->checkpoint.config;
     KvLayout layout{c.n_layers, c.n_kv_heads, c.head_dim(), params.block_size};
-    const int64_t bytes_per_block = layout.block_elements() * kv_element_bytes(m->backend->kv_dtype());
+    const int64_t bytes_per_block = layout.block_elements() * int64_t(dtype_size(m->backend->kv_dtype()));
     const int n_blocks = kv_pool_blocks(params, c, bytes_per_block, *m->backend);
     m->backend->allocate_kv_pool(layout, n_blocks);
     m->pool = std::make_unique<KvPool>(layout, n_blocks, m->backend->kv_bytes_per_block());

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "core/error.h"
-#include "engine/generation.h"
 
 namespace llamadesk {
 
@@ -71,7 +70,10 @@ PerplexityResult score_perplexity(LoadedModel& m, ConversationMap& conversations
     // A window's last token predicts nothing inside it, so at most C - 1 positions ever run.
     ScratchCache cache(*m.pool, std::min(n, context) - 1, conversations);
     const int vocab = m.vocab_size();
-    std::vector<float> logits(size_t(kPrefillChunk) * size_t(vocab));  // (chunk, vocab_size)
+    // Every position's logits are needed, so the text runs in the backend's own chunks: the
+    // logits buffer stays (chunk, vocab_size) however long the window.
+    const int chunk_tokens = m.backend->chunk_tokens();
+    std::vector<float> logits(size_t(chunk_tokens) * size_t(vocab));  // (chunk, vocab_size)
     std::vector<int32_t> window;
     double nll_sum = 0;
     int scored = 0;
@@ -80,8 +82,8 @@ PerplexityResult score_perplexity(LoadedModel& m, ConversationMap& conversations
         window.assign(1, m.tokenizer->bos_id());
         window.insert(window.end(), tokens.begin() + first, tokens.begin() + end);
         const int n_run = int(window.size()) - 1;
-        for (int pos = 0; pos < n_run; pos += kPrefillChunk) {
-            const int chunk = std::min(kPrefillChunk, n_run - pos);
+        for (int pos = 0; pos < n_run; pos += chunk_tokens) {
+            const int chunk = std::min(chunk_tokens, n_run - pos);
             m.backend->forward(std::span<const int32_t>(window.data() + pos, size_t(chunk)), pos, cache.table(),
                                logits.data(), /*all_logits=*/true);
             for (int i = 0; i < chunk; ++i)

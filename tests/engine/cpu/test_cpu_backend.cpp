@@ -164,7 +164,7 @@ private slots:
         const Shape s{"long", ModelConfig{48, 64, 2, 4, 2, 40, 700}, 16, true};
         Fixture f(s, DType::F32, best_kernels(), 2, 1);
         const int n = 650;
-        QVERIFY(n > f.backend->max_batch());
+        QVERIFY(n > f.backend->chunk_tokens());
         const std::vector<int32_t> tokens = random_tokens(n, f.vocab(), 3);
         std::vector<float> batched(size_t(n) * f.vocab());
         f.backend->forward(tokens, 0, f.table(0), batched.data(), true);
@@ -254,6 +254,8 @@ private slots:
         const int32_t bad_token = int32_t(f.vocab());
         QCOMPARE(code_of([&] { f.backend->forward({&bad_token, 1}, 0, f.table(0), logits.data()); }),
                  ErrorCode::InvalidArgument);
+        QCOMPARE(code_of([&] { f.backend->forward({}, 0, f.table(0), logits.data()); }), ErrorCode::InvalidArgument);
+        QCOMPARE(code_of([&] { f.backend->forward(tokens, 0, f.table(0), nullptr); }), ErrorCode::InvalidArgument);
     }
 };
 

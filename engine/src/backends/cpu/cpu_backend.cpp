@@ -16,7 +16,8 @@ namespace cpu {
 
 namespace {
 
-constexpr int kMaxBatch = 256;
+// Tokens per forward_chunk(); the activation buffers hold this many rows.
+constexpr int kChunkTokens = 256;
 
 std::vector<float> to_f32(const TensorView& t) {
     std::vector<float> out(size_t(t.n_elements()));
@@ -35,7 +36,7 @@ void check_weights(const ModelConfig& c, const ModelWeights& w) {
     if (int(w.layers.size()) != c.n_layers)
         fail(ErrorCode::BadFormat, "checkpoint has " + std::to_string(w.layers.size()) + " layers, config says " +
                                        std::to_string(c.n_layers));
-    // forward_batch sizes the query and attention rows by dim, so wq and wo must be (dim, dim).
+    // forward_chunk sizes the query and attention rows by dim, so wq and wo must be (dim, dim).
     if (int64_t(c.n_heads) * c.head_dim() != c.dim)
         fail(ErrorCode::BadFormat, "n_heads (" + std::to_string(c.n_heads) + ") does not divide dim (" +
                                        std::to_string(c.dim) + ")");
@@ -54,33 +55,30 @@ int default_threads(int requested) {
 }  // namespace
 
 CpuBackend::CpuBackend(const Checkpoint& ckpt, const CpuBackendOptions& opts, const Kernels& kernels)
-    : config_(ckpt.config), weights_(ckpt.weights), storage_(ckpt.storage), kernels_(kernels),
-      pool_(default_threads(opts.n_threads)), attention_(config_, pool_.size()),
-      rope_(config_.head_dim(), config_.seq_len, config_.rope_theta),
-      max_batch_(std::min(kMaxBatch, config_.seq_len)) {
-    check_weights(config_, weights_);
+    : Backend(ckpt.config, kChunkTokens), weights_(ckpt.weights), storage_(ckpt.storage), kernels_(kernels),
+      pool_(default_threads(opts.n_threads)), attention_(model_config(), pool_.size()),
+      rope_(model_config().head_dim(), model_config().seq_len, model_config().rope_theta) {
+    const ModelConfig& c = model_config();
+    check_weights(c, weights_);
     for (const LayerWeights& l : weights_.layers) norms_.push_back({to_f32(l.attention_norm), to_f32(l.ffn_norm)});
     final_norm_ = to_f32(weights_.final_norm);
 
-    const size_t b = size_t(max_batch_);
-    x_.resize(b * config_.dim);
-    xb_.resize(b * config_.dim);
-    q_.resize(b * config_.dim);
-    k_.resize(b * config_.kv_dim());
-    v_.resize(b * config_.kv_dim());
-    att_.resize(b * config_.dim);
-    hb_.resize(b * config_.hidden_dim);
-    hb2_.resize(b * config_.hidden_dim);
+    const size_t b = size_t(chunk_tokens());
+    x_.resize(b * c.dim);
+    xb_.resize(b * c.dim);
+    q_.resize(b * c.dim);
+    k_.resize(b * c.kv_dim());
+    v_.resize(b * c.kv_dim());
+    att_.resize(b * c.dim);
+    hb_.resize(b * c.hidden_dim);
+    hb2_.resize(b * c.hidden_dim);
 }
 
 std::string CpuBackend::device_description() const {
     return "CPU, " + std::to_string(pool_.size()) + " threads, " + kernels_.isa + " kernels";
 }
 
-void CpuBackend::allocate_kv_pool(const KvLayout& layout, int n_blocks) {
-    if (layout.n_layers != config_.n_layers || layout.n_kv_heads != config_.n_kv_heads ||
-        layout.head_dim != config_.head_dim() || layout.block_size <= 0 || n_blocks < 0)
-        fail(ErrorCode::InvalidArgument, "KV layout does not match the model");
+void CpuBackend::allocate_kv_storage(const KvLayout& layout, int n_blocks) {
     const int64_t elements = layout.block_elements() * n_blocks;
     const int64_t bytes = elements * int64_t(sizeof(float));
     auto out_of_memory = [&](const std::string& why) {
@@ -93,49 +91,14 @@ void CpuBackend::allocate_kv_pool(const KvLayout& layout, int n_blocks) {
     std::unique_ptr<float[]> pool(new (std::nothrow) float[size_t(std::max<int64_t>(elements, 1))]);
     if (!pool) out_of_memory("the allocation failed");
     kv_pool_ = std::move(pool);
-    layout_ = layout;
-    n_pool_blocks_ = n_blocks;
-}
-
-int64_t CpuBackend::kv_bytes_per_block() const {
-    return layout_.block_elements() * int64_t(sizeof(float));
-}
-
-void CpuBackend::check_call(std::span<const int32_t> tokens, int start_pos, BlockTableView table) const {
-    const int64_t end = int64_t(start_pos) + int64_t(tokens.size());
-    if (!kv_pool_) fail(ErrorCode::Internal, "forward called before the KV pool was allocated");
-    if (tokens.empty() || start_pos < 0 || end > config_.seq_len)
-        fail(ErrorCode::ContextFull, "positions " + std::to_string(start_pos) + ".." + std::to_string(end) +
-                                         " exceed the model's context of " + std::to_string(config_.seq_len));
-    if (int64_t(table.n_blocks) * layout_.block_size < end)
-        fail(ErrorCode::Internal, "block table of " + std::to_string(table.n_blocks) + " blocks does not cover " +
-                                      std::to_string(end) + " positions");
-    for (int i = 0; i * layout_.block_size < end; ++i)
-        if (table.blocks[i] < 0 || table.blocks[i] >= n_pool_blocks_)
-            fail(ErrorCode::Internal, "block table entry " + std::to_string(table.blocks[i]) + " is outside the pool");
-    for (int32_t t : tokens)
-        if (t < 0 || t >= config_.vocab_size)
-            fail(ErrorCode::InvalidArgument, "token id " + std::to_string(t) + " is outside the vocabulary");
-}
-
-void CpuBackend::forward(std::span<const int32_t> tokens, int start_pos, BlockTableView table, float* logits,
-                         bool all_logits) {
-    check_call(tokens, start_pos, table);
-    const int n = int(tokens.size());
-    for (int begin = 0; begin < n; begin += max_batch_) {
-        const int count = std::min(max_batch_, n - begin);
-        const bool last = begin + count == n;
-        float* chunk_logits = all_logits ? logits + int64_t(begin) * config_.vocab_size : last ? logits : nullptr;
-        forward_batch(tokens.subspan(size_t(begin), size_t(count)), start_pos + begin, table, chunk_logits,
-                      all_logits);
-    }
 }
 
 // One batch of n tokens through the model, as in llama2.c's forward() and Meta's model.py:
 // h = x + attention(norm(x)); out = h + ffn(norm(h)).
-void CpuBackend::forward_batch(std::span<const int32_t> tokens, int start_pos, BlockTableView table,
+void CpuBackend::forward_chunk(std::span<const int32_t> tokens, int start_pos, BlockTableView table,
                                float* logits, bool all_logits) {
-    const ModelConfig& c = config_;
+    const ModelConfig& c = model_config();
+    const KvLayout& layout = kv_layout();
     const int n = int(tokens.size());
     const int dim = c.dim, kv_dim = c.kv_dim(), hidden = c.hidden_dim;
 
@@ -149,8 +112,8 @@ void CpuBackend::forward_batch(std::span<const int32_t> tokens, int start_pos, B
         matmuls(pool_, kernels_, n, qkv);
         rope_.apply(q_.data(), n, c.n_heads, start_pos);
         rope_.apply(k_.data(), n, c.n_kv_heads, start_pos);
-        store_kv(layout_, l, k_.data(), v_.data(), n, start_pos, table, kv_pool_.get());
-        attention_.run(pool_, kernels_, l, q_.data(), n, start_pos, kv_pool_.get(), layout_, table, att_.data());
+        store_kv(layout, l, k_.data(), v_.data(), n, start_pos, table, kv_pool_.get());
+        attention_.run(pool_, kernels_, l, q_.data(), n, start_pos, kv_pool_.get(), layout, table, att_.data());
         matmul(pool_, kernels_, n, {att_.data(), dim, &w.wo, xb_.data(), dim});
         add_in_place(x_.data(), xb_.data(), int64_t(n) * dim);
 

@@ -11,7 +11,8 @@ namespace llamadesk::cuda {
 
 namespace {
 
-constexpr int kMaxBatch = 512;  // prefill runs in chunks of this many tokens
+// Tokens per forward_chunk(); the activation buffers hold this many rows.
+constexpr int kChunkTokens = 512;
 
 // Decode splits each head's positions so that n_heads * splits blocks put about 8 blocks (32
 // warps) on every multiprocessor: each warp walks its positions one by one, so long contexts
@@ -31,15 +32,14 @@ DType kv_dtype_for(DType weights) {
 
 CudaBackend::CudaBackend(const DeviceInfo& device, const CudaBackendOptions& opts,
                          std::unique_ptr<Stream> stream, DeviceModel model)
-    : device_(device), opts_(opts), stream_(std::move(stream)), model_(std::move(model)),
-      gemm_(stream_->get()), kv_dtype_(kv_dtype_for(model_.dtype)) {
+    : Backend(model.config, kChunkTokens), device_(device), opts_(opts), stream_(std::move(stream)),
+      model_(std::move(model)), gemm_(stream_->get()), kv_dtype_(kv_dtype_for(model_.dtype)) {
     const ModelConfig& c = model_.config;
     if (!attention_supports_head_dim(c.head_dim()))
         fail(ErrorCode::Unsupported, "the CUDA backend does not support head_dim " +
                                          std::to_string(c.head_dim()) + "; use the CPU backend");
-    max_batch_ = std::min(kMaxBatch, c.seq_len);
     decode_splits_ = decode_splits_for(device_, c);
-    const size_t b = size_t(max_batch_), el = dtype_size(model_.dtype);
+    const size_t b = size_t(chunk_tokens()), el = dtype_size(model_.dtype);
     const size_t q_dim = size_t(c.n_heads) * c.head_dim(), kv_dim = size_t(c.kv_dim());
     x_ = DeviceBuffer(b * c.dim * sizeof(float), "activations");
     xb_ = DeviceBuffer(b * std::max<size_t>(c.dim, q_dim) * el, "activations");
@@ -54,15 +54,8 @@ CudaBackend::CudaBackend(const DeviceInfo& device, const CudaBackendOptions& opt
 
 CudaBackend::~CudaBackend() { cudaStreamSynchronize(stream_->get()); }
 
-int64_t CudaBackend::kv_bytes_per_block() const {
-    return layout_.block_elements() * int64_t(dtype_size(kv_dtype_));
-}
-
-void CudaBackend::allocate_kv_pool(const KvLayout& layout, int n_blocks) {
+void CudaBackend::allocate_kv_storage(const KvLayout& layout, int n_blocks) {
     const ModelConfig& c = model_.config;
-    if (layout.n_layers != c.n_layers || layout.n_kv_heads != c.n_kv_heads ||
-        layout.head_dim != c.head_dim() || layout.block_size <= 0 || n_blocks < 0)
-        fail(ErrorCode::InvalidArgument, "KV layout does not match the model");
     const size_t bytes = size_t(layout.block_elements()) * size_t(n_blocks) * dtype_size(kv_dtype_);
     // allocate the new pool first: on failure the old one stays
     DeviceBuffer pool(bytes, "the KV cache (" + std::to_string(n_blocks) + " blocks of " +
@@ -70,13 +63,11 @@ void CudaBackend::allocate_kv_pool(const KvLayout& layout, int n_blocks) {
     // all-ones bytes are NaN in F16 and F32: reading a slot nothing wrote shows in the logits
     CUDA_CHECK(cudaMemsetAsync(pool.get(), 0xff, bytes, stream_->get()));
     const int max_blocks = (c.seq_len + layout.block_size - 1) / layout.block_size;
-    StepInputs steps(max_batch_, max_blocks, c.seq_len);
+    StepInputs steps(chunk_tokens(), max_blocks, c.seq_len);
     CUDA_CHECK(cudaStreamSynchronize(stream_->get()));
     graphs_.clear();  // they captured the old pool's address
     kv_pool_ = std::move(pool);
     steps_ = std::move(steps);
-    layout_ = layout;
-    n_pool_blocks_ = n_blocks;
 }
 
 int64_t CudaBackend::kv_memory_available() const {
@@ -88,30 +79,10 @@ int64_t CudaBackend::kv_memory_available() const {
 }
 
 void CudaBackend::stage(std::span<const int32_t> tokens, int start_pos, BlockTableView table) {
-    const ModelConfig& c = model_.config;
-    const int64_t end = int64_t(start_pos) + int64_t(tokens.size());
-    if (!kv_pool_.get()) fail(ErrorCode::Internal, "forward called before the KV pool was allocated");
-    if (tokens.empty() || int(tokens.size()) > steps_.max_tokens())
-        fail(ErrorCode::Internal, "CUDA forward chunk of " + std::to_string(tokens.size()) + " tokens");
-    if (start_pos < 0 || end > c.seq_len)
-        fail(ErrorCode::ContextFull, "positions " + std::to_string(start_pos) + ".." + std::to_string(end) +
-                                         " exceed the model's context of " + std::to_string(c.seq_len));
-    const int n_blocks = int((end + layout_.block_size - 1) / layout_.block_size);
-    if (table.n_blocks < n_blocks)
-        fail(ErrorCode::Internal, "block table of " + std::to_string(table.n_blocks) +
-                                      " blocks does not cover " + std::to_string(end) + " positions");
-    for (int i = 0; i < n_blocks; ++i) {
-        if (table.blocks[i] < 0 || table.blocks[i] >= n_pool_blocks_)
-            fail(ErrorCode::Internal, "block table entry " + std::to_string(table.blocks[i]) +
-                                          " is outside the pool of " + std::to_string(n_pool_blocks_));
-        steps_.block_table()[i] = table.blocks[i];
-    }
-    for (size_t i = 0; i < tokens.size(); ++i) {
-        if (tokens[i] < 0 || tokens[i] >= c.vocab_size)
-            fail(ErrorCode::InvalidArgument, "token id " + std::to_string(tokens[i]) +
-                                                 " is outside the vocabulary of " + std::to_string(c.vocab_size));
-        steps_.tokens()[i] = tokens[i];
-    }
+    const int block_size = kv_layout().block_size;
+    const int n_blocks = int((int64_t(start_pos) + int64_t(tokens.size()) + block_size - 1) / block_size);
+    std::copy_n(table.blocks, n_blocks, steps_.block_table());
+    std::copy(tokens.begin(), tokens.end(), steps_.tokens());
     steps_.start_pos() = start_pos;
 }
 
@@ -123,7 +94,7 @@ AttentionShape CudaBackend::attention_shape(int n_tokens, int layer) const {
     s.n_kv_heads = c.n_kv_heads;
     s.head_dim = c.head_dim();
     s.layer = layer;
-    s.layout = layout_;
+    s.layout = kv_layout();
     s.start_pos = steps_.d_start_pos();
     s.block_table = steps_.d_block_table();
     return s;
@@ -168,27 +139,22 @@ void CudaBackend::enqueue_forward(int n, int logit_rows) {
     matmul(model_.classifier(), xb_.get(), c.vocab_size, c.dim, logit_rows, logits_.as<float>(), false);
 }
 
-void CudaBackend::forward(std::span<const int32_t> tokens, int start_pos, BlockTableView table,
-                          float* logits, bool all_logits) {
-    const int vocab = model_.config.vocab_size;
+void CudaBackend::forward_chunk(std::span<const int32_t> tokens, int start_pos, BlockTableView table,
+                                float* logits, bool all_logits) {
+    const int n = int(tokens.size());
+    const int logit_rows = !logits ? 0 : all_logits ? n : 1;
     const cudaStream_t st = stream_->get();
-    for (size_t begin = 0; begin < tokens.size(); begin += size_t(max_batch_)) {
-        const int n = int(std::min(tokens.size() - begin, size_t(max_batch_)));
-        const bool last_chunk = begin + size_t(n) == tokens.size();
-        const int logit_rows = all_logits ? n : (last_chunk ? 1 : 0);
-        stage(tokens.subspan(begin, size_t(n)), start_pos + int(begin), table);
-        steps_.upload(st);
-        if (n == 1 && logit_rows == 1 && opts_.use_graphs)
-            graphs_.run(DecodeKind::Logits, st, [&] { enqueue_forward(1, 1); });
-        else
-            enqueue_forward(n, logit_rows);
-        if (logit_rows > 0) {
-            float* dst = logits + (all_logits ? begin * size_t(vocab) : 0);
-            CUDA_CHECK(cudaMemcpyAsync(dst, logits_.get(), size_t(logit_rows) * vocab * sizeof(float),
-                                       cudaMemcpyDeviceToHost, st));
-        }
-        CUDA_CHECK(cudaStreamSynchronize(st));  // the next chunk rewrites the staged inputs
-    }
+    stage(tokens, start_pos, table);
+    steps_.upload(st);
+    if (n == 1 && logit_rows == 1 && opts_.use_graphs)
+        graphs_.run(DecodeKind::Logits, st, [&] { enqueue_forward(1, 1); });
+    else
+        enqueue_forward(n, logit_rows);
+    if (logit_rows > 0)
+        CUDA_CHECK(cudaMemcpyAsync(logits, logits_.get(),
+                                   size_t(logit_rows) * model_.config.vocab_size * sizeof(float),
+                                   cudaMemcpyDeviceToHost, st));
+    CUDA_CHECK(cudaStreamSynchronize(st));  // the next chunk rewrites the staged inputs
 }
 
 int32_t CudaBackend::decode_and_sample(int32_t token, int pos, BlockTableView table, Sampler& sampler,
@@ -201,7 +167,9 @@ int32_t CudaBackend::decode_and_sample(int32_t token, int pos, BlockTableView ta
         return Backend::decode_and_sample(token, pos, table, sampler, recent_tokens);
 
     const cudaStream_t st = stream_->get();
-    stage(std::span<const int32_t>(&token, 1), pos, table);
+    const std::span<const int32_t> tokens(&token, 1);
+    check_call(tokens, pos, table);
+    stage(tokens, pos, table);
     // one draw per sampled token, as the host sampler makes
     const double uniform =
         p.temperature > 0.0f ? double(sampler.next_random() >> 11) * (1.0 / 9007199254740992.0) : 0.0;

@@ -36,23 +36,23 @@ public:
                 std::unique_ptr<Stream> stream, DeviceModel model);
     ~CudaBackend() override;
 
-    std::string name() const override { return "CUDA"; }
+    BackendKind kind() const override { return BackendKind::Cuda; }
     std::string device_description() const override { return describe(device_); }
-    std::string kv_dtype() const override { return dtype_name(kv_dtype_); }
+    DType kv_dtype() const override { return kv_dtype_; }
 
-    void allocate_kv_pool(const KvLayout& layout, int n_blocks) override;
-    int64_t kv_bytes_per_block() const override;
     int64_t kv_memory_available() const override;
 
-    void forward(std::span<const int32_t> tokens, int start_pos, BlockTableView table,
-                 float* logits, bool all_logits = false) override;
     int32_t decode_and_sample(int32_t token, int pos, BlockTableView table, Sampler& sampler,
                               std::span<const int32_t> recent_tokens) override;
 
     const DeviceModel& model() const { return model_; }
 
 private:
-    // host-side checks, then the step's inputs into the pinned mirror
+    void allocate_kv_storage(const KvLayout& layout, int n_blocks) override;
+    void forward_chunk(std::span<const int32_t> tokens, int start_pos, BlockTableView table, float* logits,
+                       bool all_logits) override;
+
+    // a checked call's inputs into the pinned mirror
     void stage(std::span<const int32_t> tokens, int start_pos, BlockTableView table);
     // enqueues the forward pass of the staged tokens; the classifier runs on the last
     // logit_rows of them into logits_ (logit_rows, vocab)
@@ -68,10 +68,9 @@ private:
     DeviceModel model_;
     Gemm gemm_;
     DType kv_dtype_;
-    int max_batch_;     // tokens per forward chunk
     int decode_splits_; // flash-decoding splits per head
 
-    // activations, (max_batch_, ...) each
+    // activations, (chunk_tokens(), ...) each
     DeviceBuffer x_;         // (n, dim) F32 residual stream
     DeviceBuffer xb_;        // (n, dim) dtype: normalized input of a matrix product
     DeviceBuffer qkv_;       // (n, q_dim + 2 kv_dim) F32
@@ -81,9 +80,7 @@ private:
     DeviceBuffer logits_;    // (n, vocab) F32
     DeviceBuffer partials_;  // (max(n, decode_splits_) * n_heads, head_dim + 2) F32
 
-    KvLayout layout_;
-    int n_pool_blocks_ = 0;
-    DeviceBuffer kv_pool_;   // n_pool_blocks_ blocks of layout_ in kv_dtype_
+    DeviceBuffer kv_pool_;   // kv_pool_blocks() blocks of kv_layout() in kv_dtype_
     StepInputs steps_;
     DecodeGraphs graphs_;
 };
