@@ -20,7 +20,7 @@ float round_to(float x, DType dtype) {
 HostTensor to_dtype(const std::vector<float>& values, DType dtype) {
     HostTensor t;
     t.dtype = dtype;
-    t.bytes.resize(values.size() * dtype_size(dtype));
+    t.bytes.resize(size_t(weight_type(dtype).bytes(int64_t(values.size()))));
     t.values.resize(values.size());
     for (size_t i = 0; i < values.size(); ++i) {
         const float x = values[i];
@@ -62,7 +62,7 @@ std::vector<float> download_f32(const cuda::DeviceBuffer& b, size_t n) {
 }
 
 std::vector<float> download_as_f32(const cuda::DeviceBuffer& b, size_t n, DType dtype) {
-    std::vector<uint8_t> raw(n * dtype_size(dtype));
+    std::vector<uint8_t> raw(size_t(weight_type(dtype).bytes(int64_t(n))));
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaMemcpy(raw.data(), b.get(), raw.size(), cudaMemcpyDeviceToHost));
     std::vector<float> out(n);

@@ -93,7 +93,7 @@ private slots:
 
         auto d_x = upload(x.values);
         auto d_w = upload(w.values);
-        auto d_out = poisoned(expected.size() * dtype_size(dtype));
+        auto d_out = poisoned(size_t(weight_type(dtype).bytes(int64_t(expected.size()))));
         cuda::rmsnorm(d_x.as<float>(), d_w.as<float>(), n, dim, 1e-5f, d_out.get(), dtype, stream_->get());
         const std::vector<float> got = download_as_f32(d_out, expected.size(), dtype);
         for (size_t i = 0; i < got.size(); ++i)
@@ -120,7 +120,7 @@ private slots:
             std::copy(gate.begin(), gate.end(), expected.begin() + t * hidden);
         }
         auto d_in = upload(gate_up.values);
-        auto d_out = poisoned(expected.size() * dtype_size(dtype));
+        auto d_out = poisoned(size_t(weight_type(dtype).bytes(int64_t(expected.size()))));
         cuda::swiglu(d_in.as<float>(), n, hidden, d_out.get(), dtype, stream_->get());
         const std::vector<float> got = download_as_f32(d_out, expected.size(), dtype);
         for (size_t i = 0; i < got.size(); ++i)
@@ -188,7 +188,7 @@ private slots:
         const HostTensor src = random_tensor(100003, DType::F32, rng_, 10.0f);
         auto d_src = upload(src.values);
         for (DType d : {DType::F16, DType::BF16, DType::F32}) {
-            auto d_dst = poisoned(src.values.size() * dtype_size(d));
+            auto d_dst = poisoned(size_t(weight_type(d).bytes(int64_t(src.values.size()))));
             cuda::convert_from_f32(d_src.as<float>(), int64_t(src.values.size()), d_dst.get(), d, stream_->get());
             QCOMPARE(download_as_f32(d_dst, src.values.size(), d), to_dtype(src.values, d).values);
 

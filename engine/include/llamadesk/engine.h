@@ -64,8 +64,10 @@ struct ModelInfo {
     std::string name;            // file name without extension
     std::string path;
     std::string format;          // "gguf", "llama2c"
-    std::string weight_dtype;    // "f32", "f16", "bf16"
+    std::string weight_dtype;    // the matrices' main type: "f32", "f16", "bf16", "q8_0", "q4_k", ...
+    std::string weight_types;    // the file's label and census, e.g. "Q4_K_M: Q4_K ×97, Q6_K ×19, ..."
     int64_t n_params = 0;
+    int64_t weight_bytes = 0;    // every tensor as held in memory (quantized stays quantized)
     int dim = 0, hidden_dim = 0, n_layers = 0, n_heads = 0, n_kv_heads = 0, head_dim = 0;
     int vocab_size = 0;
     int context_length = 0;

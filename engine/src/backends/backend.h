@@ -35,7 +35,7 @@ public:
     // Throws EngineError(InvalidArgument) when the layout does not match the model, and
     // EngineError(OutOfMemory) when it does not fit; the old pool is then kept.
     void allocate_kv_pool(const KvLayout& layout, int n_blocks);
-    int64_t kv_bytes_per_block() const { return layout_.block_elements() * int64_t(dtype_size(kv_dtype())); }
+    int64_t kv_bytes_per_block() const { return weight_type(kv_dtype()).bytes(layout_.block_elements()); }
     // Bytes a new KV pool may take on this device: the engine sizes the pool as the smaller of
     // this and the memory budget. Host memory has no limit here beyond the budget.
     virtual int64_t kv_memory_available() const { return std::numeric_limits<int64_t>::max(); }

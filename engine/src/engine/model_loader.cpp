@@ -80,8 +80,10 @@ ModelInfo describe(const LoadedModel& m, int n_threads, const std::string& backe
     info.path = m.checkpoint.path;
     info.name = std::filesystem::path(m.checkpoint.path).stem().string();
     info.format = m.checkpoint.format;
-    info.weight_dtype = dtype_name(m.checkpoint.weight_dtype);
+    info.weight_dtype = dtype_name(m.checkpoint.main_weight_dtype());
+    info.weight_types = m.checkpoint.describe_weight_types();
     info.n_params = m.checkpoint.n_params();
+    info.weight_bytes = m.checkpoint.weight_bytes();
     info.dim = c.dim;
     info.hidden_dim = c.hidden_dim;
     info.n_layers = c.n_layers;
@@ -131,7 +133,7 @@ std::unique_ptr<LoadedModel> load_model(const LoadParams& params) {
     report(params, 0.9f, "allocating KV cache");
     const ModelConfig& c = m->checkpoint.config;
     KvLayout layout{c.n_layers, c.n_kv_heads, c.head_dim(), params.block_size};
-    const int64_t bytes_per_block = layout.block_elements() * int64_t(dtype_size(m->backend->kv_dtype()));
+    const int64_t bytes_per_block = layout.block_elements() * weight_type(m->backend->kv_dtype()).bytes(1);
     const int n_blocks = kv_pool_blocks(params, c, bytes_per_block, *m->backend);
     m->backend->allocate_kv_pool(layout, n_blocks);
     m->pool = std::make_unique<KvPool>(layout, n_blocks, m->backend->kv_bytes_per_block());

@@ -10,6 +10,7 @@
 
 #include "model/dtype.h"
 #include "model/model_config.h"
+#include "model/weight_types.h"
 
 namespace llamadesk {
 
@@ -23,14 +24,16 @@ struct TensorView {
     const void* data = nullptr;
 
     int64_t n_elements() const { return rows * cols; }
-    int64_t n_bytes() const { return n_elements() * int64_t(dtype_size(dtype)); }
-    const void* row(int64_t r) const {
-        return static_cast<const char*>(data) + r * cols * int64_t(dtype_size(dtype));
-    }
+    // A row is whole blocks of its type (the readers check that cols is a multiple of the block).
+    int64_t row_bytes() const { return weight_type(dtype).bytes(cols); }
+    int64_t n_bytes() const { return rows * row_bytes(); }
+    const void* row(int64_t r) const { return static_cast<const char*>(data) + r * row_bytes(); }
+    // Row r as F32 (embedding lookups, references).
+    void row_to_f32(int64_t r, float* out) const { weight_type(dtype).to_f32(row(r), out, cols); }
 };
 
-// Norms are always F32 in memory (readers widen F16/BF16 norms); the matrices share one dtype,
-// Checkpoint::weight_dtype.
+// Norms are always F32 in memory (readers widen other norms); each matrix has its own type, as
+// llama.cpp's quantizer mixes them (a Q4_K_M file holds Q4_K and Q6_K matrices).
 struct LayerWeights {
     TensorView attention_norm;  // (1, dim)
     TensorView wq;              // (n_heads * head_dim, dim)
@@ -74,12 +77,20 @@ struct Checkpoint {
     std::string format;                // "gguf", "llama2c"
     ModelConfig config;
     ModelWeights weights;
-    DType weight_dtype = DType::F32;   // dtype of the large matrices
+    std::string file_type;             // the writer's label for the mix, e.g. "Q4_K_M"; may be empty
     TokenizerSource tokenizer;
     std::string chat_template;         // GGUF tokenizer.chat_template (Jinja), when present
     std::shared_ptr<const void> storage;  // keeps the mapping / owned buffers alive
 
     int64_t n_params() const;
+    // How many matrices (every tensor but the norms) each type holds, in DType order.
+    std::vector<std::pair<DType, int>> matrix_types() const;
+    // The type holding most of the matrices' bytes ("f16" for an F16 file, "q4_k" for Q4_K_M).
+    DType main_weight_dtype() const;
+    // "Q4_K_M: Q4_K ×97, Q6_K ×19" (the label, when there is one, then the census).
+    std::string describe_weight_types() const;
+    // Bytes of every tensor as stored (the tied classifier counted once).
+    int64_t weight_bytes() const;
     // Bytes of the matrices one decode step reads: every layer's projections and the classifier
     // (the whole embedding table when the classifier is tied to it).
     int64_t weight_bytes_per_token() const;

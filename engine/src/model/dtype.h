@@ -1,25 +1,15 @@
-// Element types of weights as stored in a checkpoint. F16/BF16 stay F16/BF16 in memory and are
-// widened to F32 in registers inside the kernels.
+// Element types of weights (and of KV caches) as stored. Plain floats (F32, F16, BF16) and
+// llama.cpp's block-quantized types stay as stored in memory: kernels widen them in registers.
+// How each type is laid out and converted lives in one table, model/weight_types.h.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
 namespace llamadesk {
 
-enum class DType : uint8_t { F32, F16, BF16 };
-
-inline size_t dtype_size(DType t) { return t == DType::F32 ? 4 : 2; }
-
-inline const char* dtype_name(DType t) {
-    switch (t) {
-    case DType::F32: return "f32";
-    case DType::F16: return "f16";
-    case DType::BF16: return "bf16";
-    }
-    return "?";
-}
+enum class DType : uint8_t { F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K };
+inline constexpr int kDTypeCount = int(DType::Q6_K) + 1;
 
 // Scalar conversions, for references, tests and the few places off the hot path.
 inline float bf16_to_f32(uint16_t h) {
@@ -39,15 +29,5 @@ inline uint16_t f32_to_bf16(float f) {  // round to nearest even; NaN stays NaN
 
 float f16_to_f32(uint16_t h);
 uint16_t f32_to_f16(float f);
-
-// Reads element i of a row of any dtype as F32 (slow path).
-inline float load_as_f32(const void* data, DType t, size_t i) {
-    switch (t) {
-    case DType::F32: return static_cast<const float*>(data)[i];
-    case DType::F16: return f16_to_f32(static_cast<const uint16_t*>(data)[i]);
-    case DType::BF16: return bf16_to_f32(static_cast<const uint16_t*>(data)[i]);
-    }
-    return 0.0f;
-}
 
 }  // namespace llamadesk

@@ -2,6 +2,7 @@
 // byte of every tensor, so it also faults a memory-mapped checkpoint into memory, in parallel.
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 
 #include "core/error.h"
 #include "model/checkpoint.h"
@@ -38,9 +39,27 @@ std::string describe_first_bad(const TensorView& t, const Bits* x, int64_t begin
     return {};
 }
 
+// A block type's values are finite when its f16 scales are: the rest are small integers.
+std::string scan_blocks(const TensorView& t, int64_t begin, int64_t end) {
+    const WeightType& w = weight_type(t.dtype);
+    const auto* blocks = static_cast<const uint8_t*>(t.data);
+    for (int64_t b = begin / w.block_elements; b < end / w.block_elements; ++b)
+        for (const int16_t offset : w.f16_scales) {
+            if (offset < 0) continue;
+            uint16_t h;
+            std::memcpy(&h, blocks + b * w.block_bytes + offset, 2);
+            if ((h & 0x7c00u) == 0x7c00u)
+                return "tensor " + t.name + " has a " + ((h & 0x3ffu) ? "NaN" : "Inf") + " scale in block " +
+                       std::to_string(b) + " (elements " + std::to_string(b * w.block_elements) + " to " +
+                       std::to_string((b + 1) * w.block_elements - 1) + ")";
+        }
+    return {};
+}
+
 // Empty when the chunk is all finite, else the message.
 std::string scan_chunk(const Chunk& c) {
     const TensorView& t = *c.tensor;
+    if (weight_type(t.dtype).quantized()) return scan_blocks(t, c.begin, c.end);
     switch (t.dtype) {
     case DType::F32: {
         const auto* x = static_cast<const uint32_t*>(t.data);
@@ -57,6 +76,7 @@ std::string scan_chunk(const Chunk& c) {
         if (chunk_all_finite<uint16_t>(x, c.begin, c.end, 0x7f80u)) return {};
         return describe_first_bad<uint16_t>(t, x, c.begin, c.end, 0x7f80u);
     }
+    default: break;
     }
     return "tensor " + t.name + " has an unknown dtype";
 }
@@ -84,7 +104,7 @@ void check_shapes(const Checkpoint& ckpt) {
 void validate_weights(const Checkpoint& ckpt) {
     check_shapes(ckpt);
 
-    constexpr int64_t kChunkElements = int64_t(1) << 20;
+    constexpr int64_t kChunkElements = int64_t(1) << 20;  // a multiple of every block
     const ModelWeights& w = ckpt.weights;
     std::vector<Chunk> chunks;
     for (const ConstTensorSlot& s : tensor_slots(ckpt.config, w, !w.classifier_tied())) {

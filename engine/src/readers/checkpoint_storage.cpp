@@ -17,7 +17,7 @@ void* CheckpointStorage::allocate(size_t n_bytes) {
 TensorView CheckpointStorage::as_f32(const TensorView& t) {
     if (t.dtype == DType::F32) return t;
     auto* out = static_cast<float*>(allocate(size_t(t.n_elements()) * sizeof(float)));
-    for (int64_t i = 0; i < t.n_elements(); ++i) out[i] = load_as_f32(t.data, t.dtype, size_t(i));
+    for (int64_t r = 0; r < t.rows; ++r) t.row_to_f32(r, out + r * t.cols);
     TensorView widened = t;
     widened.dtype = DType::F32;
     widened.data = out;

@@ -1,7 +1,8 @@
 #include "readers/ggml_types.h"
 
 #include <array>
-#include <string_view>
+#include <cctype>
+#include <utility>
 
 namespace llamadesk {
 
@@ -16,26 +17,34 @@ constexpr std::array<const char*, 40> kTypeNames = {
     "Q4_0_4_8", "Q4_0_8_8", "TQ1_0",  "TQ2_0",    "IQ4_NL_4_4", "IQ4_NL_4_8", "IQ4_NL_8_8", "MXFP4",
 };
 
+// llama.cpp's llama_ftype values (LLAMA_FTYPE_MOSTLY_<label>).
+constexpr std::pair<uint32_t, const char*> kFileTypes[] = {
+    {0, "F32"},     {1, "F16"},     {2, "Q4_0"},    {3, "Q4_1"},    {7, "Q8_0"},    {8, "Q5_0"},
+    {9, "Q5_1"},    {10, "Q2_K"},   {11, "Q3_K_S"}, {12, "Q3_K_M"}, {13, "Q3_K_L"}, {14, "Q4_K_S"},
+    {15, "Q4_K_M"}, {16, "Q5_K_S"}, {17, "Q5_K_M"}, {18, "Q6_K"},   {32, "BF16"},
+};
+
 }  // namespace
 
 const char* ggml_type_name(uint32_t type) {
     return type < kTypeNames.size() ? kTypeNames[type] : nullptr;
 }
 
-std::optional<DType> ggml_type_dtype(uint32_t type) {
-    switch (type) {
-    case 0: return DType::F32;
-    case 1: return DType::F16;
-    case 30: return DType::BF16;
-    default: return std::nullopt;
-    }
+const char* ggml_file_type_name(uint32_t file_type) {
+    for (const auto& [id, name] : kFileTypes)
+        if (id == file_type) return name;
+    return nullptr;
 }
 
-bool ggml_type_is_quantized(uint32_t type) {
-    const char* name = ggml_type_name(type);
-    if (name == nullptr || ggml_type_dtype(type)) return false;
-    const std::string_view n = name;
-    return !(n == "I8" || n == "I16" || n == "I32" || n == "I64" || n == "F64");
+std::optional<uint32_t> ggml_file_type_id(std::string_view label) {
+    for (const auto& [id, name] : kFileTypes) {
+        const std::string_view n = name;
+        bool same = n.size() == label.size();
+        for (size_t i = 0; same && i < n.size(); ++i)
+            same = n[i] == std::toupper(static_cast<unsigned char>(label[i]));
+        if (same) return id;
+    }
+    return std::nullopt;
 }
 
 }  // namespace llamadesk

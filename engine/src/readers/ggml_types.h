@@ -1,27 +1,19 @@
-// GGML tensor type ids as GGUF stores them, and which of them this version can use.
+// GGML's names for what GGUF files store: tensor type ids (the ones this version reads are rows of
+// model/weight_types.h) and llama.cpp's general.file_type labels.
 #pragma once
 
 #include <cstdint>
 #include <optional>
-
-#include "model/dtype.h"
+#include <string_view>
 
 namespace llamadesk {
 
-// The GGML name of a type id ("Q4_K", "BF16"), or nullptr for an id GGML never defined.
+// The GGML name of a tensor type id ("Q4_K", "BF16"), or nullptr for an id GGML never defined.
 const char* ggml_type_name(uint32_t type);
-// F32, F16 and BF16 map to a DType; every other type has none.
-std::optional<DType> ggml_type_dtype(uint32_t type);
-// Block-quantized formats (Q*, IQ*, TQ*, MXFP4), as opposed to plain integer or F64 types.
-bool ggml_type_is_quantized(uint32_t type);
 
-inline uint32_t ggml_type_id(DType t) {
-    switch (t) {
-    case DType::F32: return 0;
-    case DType::F16: return 1;
-    case DType::BF16: return 30;
-    }
-    return 0;
-}
+// llama.cpp's name of a general.file_type value ("Q4_K_M", "MOSTLY_F16" is "F16"), or nullptr.
+const char* ggml_file_type_name(uint32_t file_type);
+// The general.file_type value of a label ("Q4_K_M", "F16"; any case), if llama.cpp defines one.
+std::optional<uint32_t> ggml_file_type_id(std::string_view label);
 
 }  // namespace llamadesk

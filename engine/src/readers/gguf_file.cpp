@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "readers/byte_cursor.h"
+#include "model/weight_types.h"
 #include "readers/ggml_types.h"
 
 namespace llamadesk {
@@ -202,18 +203,15 @@ void check_tensor_data(const GgufFile& f, uint64_t file_size) {
         const char* type_name = ggml_type_name(t.type);
         if (type_name == nullptr)
             fail(ErrorCode::BadFormat, where + " has unknown tensor type " + std::to_string(t.type));
-        if (ggml_type_is_quantized(t.type))
-            fail(ErrorCode::Unsupported,
-                 where + " has quantized type " + type_name +
-                     ", which this version of LlamaDesk does not support yet (F32, F16 and BF16 "
-                     "are supported)");
-        const std::optional<DType> dtype = ggml_type_dtype(t.type);
-        if (!dtype)
+        const WeightType* wt = weight_type_by_ggml_id(t.type);
+        if (wt == nullptr)
             fail(ErrorCode::Unsupported, where + " has type " + type_name +
-                                             ", which is not a weight type (F32, F16 and BF16 are "
-                                             "supported)");
-        const uint64_t n_bytes =
-            uint64_t(t.ne[0] * t.ne[1]) * uint64_t(t.ne[2] * t.ne[3]) * dtype_size(*dtype);
+                                             ", which this version of LlamaDesk cannot use (it reads " +
+                                             weight_type_names() + ")");
+        if (t.ne[0] % wt->block_elements != 0)
+            fail(ErrorCode::BadFormat, where + " has rows of " + std::to_string(t.ne[0]) + " elements, not a multiple of " +
+                                           type_name + "'s block of " + std::to_string(wt->block_elements));
+        const uint64_t n_bytes = uint64_t(wt->bytes(t.ne[0])) * uint64_t(t.ne[1]) * uint64_t(t.ne[2] * t.ne[3]);
         if (t.offset % f.alignment != 0)
             fail(ErrorCode::BadFormat, where + " has data offset " + std::to_string(t.offset) +
                                            ", not a multiple of the alignment " +

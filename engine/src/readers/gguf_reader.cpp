@@ -138,9 +138,12 @@ void bind(const GgufFile& f, const GgufTensorInfo& t, const TensorSlot& slot, co
                                        (slot.is_norm() ? "" : ", " + std::to_string(slot.rows)) +
                                        "] from the model's hyper-parameters");
     }
-    const DType dtype = *ggml_type_dtype(t.type);  // parse_gguf refused every other type
+    const WeightType& type = *weight_type_by_ggml_id(t.type);  // parse_gguf refused every other type
+    const DType dtype = type.dtype;
     const uint8_t* data = base + f.data_offset + t.offset;
-    if (reinterpret_cast<uintptr_t>(data) % dtype_size(dtype) != 0)
+    // Plain floats are read as their own width, blocks through their 2-byte f16 scales.
+    const uintptr_t alignment = type.quantized() ? 2 : uintptr_t(type.block_bytes);
+    if (reinterpret_cast<uintptr_t>(data) % alignment != 0)
         fail(ErrorCode::BadFormat, f.path + ": GGUF tensor " + slot.name +
                                        " data is not aligned to its element size");
     *slot.view = TensorView{slot.name, dtype, slot.rows, slot.cols, data};
@@ -179,13 +182,8 @@ Checkpoint read_gguf_checkpoint(std::shared_ptr<const MappedFile> file, bool wit
         if (slot.is_norm()) *slot.view = storage->as_f32(*slot.view);
     }
     if (tied) ckpt.weights.output = ckpt.weights.token_embedding;
-    ckpt.weight_dtype = ckpt.weights.layers[0].wq.dtype;
-    for (const TensorSlot& slot : tensor_slots(ckpt.config, ckpt.weights, !tied))
-        if (!slot.is_norm() && slot.view->dtype != ckpt.weight_dtype)
-            fail(ErrorCode::Unsupported, f.path + ": GGUF tensor " + slot.name + " is " +
-                                             dtype_name(slot.view->dtype) + " while the others are " +
-                                             dtype_name(ckpt.weight_dtype) +
-                                             "; mixed-precision matrices are not supported");
+    if (const std::optional<int64_t> ftype = gguf_int(f, "general.file_type"))
+        if (const char* label = ftype >= 0 ? ggml_file_type_name(uint32_t(*ftype)) : nullptr) ckpt.file_type = label;
     if (std::shared_ptr<EmbeddedVocab> vocab = with_vocabulary ? vocabulary_of(f) : nullptr) {
         if (vocab->tokens.size() > size_t(ckpt.config.vocab_size))
             fail(ErrorCode::BadFormat, f.path + ": the vocabulary has " +

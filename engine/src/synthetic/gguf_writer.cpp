@@ -48,16 +48,13 @@ public:
     }
 };
 
-uint32_t file_type(DType t) {  // llama.cpp's LLAMA_FTYPE_ALL_F32, MOSTLY_F16, MOSTLY_BF16
-    return t == DType::F32 ? 0 : t == DType::F16 ? 1 : 32;
-}
-
 void encode_metadata(const Checkpoint& ckpt, Encoder& kv) {
     const ModelConfig& c = ckpt.config;
     kv.string("general.architecture", "llama");
     kv.string("general.name", ckpt.format == "synthetic" ? "synthetic" : ckpt.path);
     kv.u32("general.alignment", kAlignment);
-    kv.u32("general.file_type", file_type(ckpt.weight_dtype));
+    if (const std::optional<uint32_t> file_type = ggml_file_type_id(ckpt.file_type))
+        kv.u32("general.file_type", *file_type);
     kv.u32("llama.context_length", uint32_t(c.seq_len));
     kv.u32("llama.embedding_length", uint32_t(c.dim));
     kv.u32("llama.block_count", uint32_t(c.n_layers));
@@ -100,7 +97,7 @@ void write_gguf(const Checkpoint& ckpt, const std::string& path) {
         infos.raw<uint32_t>(s.is_norm() ? 1 : 2);
         infos.raw<uint64_t>(uint64_t(t.cols));
         if (!s.is_norm()) infos.raw<uint64_t>(uint64_t(t.rows));
-        infos.raw<uint32_t>(ggml_type_id(t.dtype));
+        infos.raw<uint32_t>(weight_type(t.dtype).ggml_id);
         infos.raw<uint64_t>(data_offset);
         data_offset += (uint64_t(t.n_bytes()) + kAlignment - 1) / kAlignment * kAlignment;
     }

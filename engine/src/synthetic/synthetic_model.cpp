@@ -40,17 +40,8 @@ void fill(const FillTask& task, float center, float half_width) {
             const float u = float(state >> 40) * (1.0f / 16777216.0f);  // [0, 1)
             block[i] = center + half_width * (2.0f * u - 1.0f);
         }
-        switch (t.dtype) {
-        case DType::F32:
-            std::copy(block, block + n, static_cast<float*>(data) + b);
-            break;
-        case DType::F16:
-            for (int i = 0; i < n; ++i) static_cast<uint16_t*>(data)[b + i] = f32_to_f16(block[i]);
-            break;
-        case DType::BF16:
-            for (int i = 0; i < n; ++i) static_cast<uint16_t*>(data)[b + i] = f32_to_bf16(block[i]);
-            break;
-        }
+        const WeightType& type = weight_type(t.dtype);  // chunks are whole rows' blocks
+        type.from_f32(block, static_cast<char*>(data) + type.bytes(b), n);
     }
 }
 
@@ -67,26 +58,26 @@ ModelConfig synthetic_config(const std::string& name) {
          "unknown synthetic model '" + name + "' (known: 260K, 15M, 110M, 110M-gqa, 7B)");
 }
 
-Checkpoint make_synthetic_checkpoint(const ModelConfig& config, DType dtype, uint64_t seed,
+Checkpoint make_synthetic_checkpoint(const ModelConfig& config, WeightMix mix, uint64_t seed,
                                      bool tied_classifier) {
     validate_config(config, "synthetic model");
     Checkpoint ckpt;
     ckpt.path = "synthetic";
     ckpt.format = "synthetic";
     ckpt.config = config;
-    ckpt.weight_dtype = dtype;
+    ckpt.file_type = mix.label();
     auto storage = std::make_shared<CheckpointStorage>();
 
-    // Matrices in `dtype`, norms in F32 (as the readers deliver them).
+    // Matrices in the mix's types, norms in F32 (as the readers deliver them).
     constexpr int64_t kChunk = 1 << 16;
     const std::vector<TensorSlot> slots = tensor_slots(config, ckpt.weights, !tied_classifier);
     std::vector<FillTask> tasks;
     for (size_t s = 0; s < slots.size(); ++s) {
         const TensorSlot& slot = slots[s];
-        const DType t = slot.is_norm() ? DType::F32 : dtype;
+        const DType t = mix.type_for(ConstTensorSlot{slot.name, slot.role, slot.layer, slot.rows, slot.cols},
+                                     config.n_layers);
         const int64_t n = slot.rows * slot.cols;
-        *slot.view = TensorView{slot.name, t, slot.rows, slot.cols,
-                                storage->allocate(size_t(n) * dtype_size(t))};
+        *slot.view = TensorView{slot.name, t, slot.rows, slot.cols, storage->allocate(size_t(weight_type(t).bytes(n)))};
         for (int64_t b = 0; b < n; b += kChunk)
             tasks.push_back({&slot, splitmix64(seed ^ splitmix64(s * 0x100000000ull + uint64_t(b / kChunk))),
                              b, std::min(n, b + kChunk)});

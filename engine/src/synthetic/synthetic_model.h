@@ -6,12 +6,14 @@
 #include <string>
 
 #include "model/checkpoint.h"
+#include "model/weight_mix.h"
 
 namespace llamadesk {
 
-// Weights ~ N(0, 1/sqrt(dim))-ish, norms ~ 1; deterministic for a seed. Owns its storage.
-// vocab comes with a byte-level EmbeddedVocab so the model is fully usable.
-Checkpoint make_synthetic_checkpoint(const ModelConfig& config, DType dtype, uint64_t seed,
+// Weights ~ N(0, 1/sqrt(dim))-ish, norms ~ 1, stored in the mix's types (quantized by the reference
+// quantizers); deterministic for a seed. Owns its storage. vocab comes with a byte-level
+// EmbeddedVocab so the model is fully usable.
+Checkpoint make_synthetic_checkpoint(const ModelConfig& config, WeightMix mix, uint64_t seed,
                                      bool tied_classifier = true);
 
 // Named shapes of llama2.c's stories models: "260K", "15M", "110M", "110M-gqa", "7B".

@@ -4,6 +4,7 @@
 // program (llama.cpp, see compare_llamacpp.py) can time the very same weights.
 #include <algorithm>
 #include <charconv>
+#include <optional>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -14,6 +15,7 @@
 #include "bench_runner.h"
 #include "core/error.h"
 #include "memory_bandwidth.h"
+#include "model/weight_types.h"
 #include "synthetic/synthetic_model.h"
 
 using namespace llamadesk;
@@ -22,7 +24,7 @@ namespace {
 
 struct Options {
     std::string model, synthetic, write_gguf, backend = "cpu";
-    DType dtype = DType::F32;
+    WeightMix mix = DType::F32;
     int threads = 0;
     bool json = false;
     bool cuda_graphs = true, cuda_decode_cublas = false;
@@ -34,7 +36,8 @@ const char* usage() {
            "\n"
            "  --model PATH        checkpoint file or folder\n"
            "  --synthetic NAME    random weights in the shape of llama2.c's stories models (or 7B)\n"
-           "  --dtype T           f32, f16 or bf16 weights of the synthetic model (default f32)\n"
+           "  --dtype T           the synthetic model's weight types: f32 (default), f16, bf16, q8_0, q4_0,\n"
+           "                      q4_1, q5_0, q5_1, q4_k, q5_k, q6_k, or the mixes q4_k_m, q5_k_m\n"
            "  --threads N         CPU threads (default: all cores)\n"
            "  --backend B         cpu or cuda (default cpu)\n"
            "  --cuda-graphs on|off  replay the CUDA decode step as a captured graph (default on)\n"
@@ -77,10 +80,9 @@ Options parse_options(int argc, char** argv) {
         else if (arg == "--cuda-decode" && (value == "gemv" || value == "cublas")) o.cuda_decode_cublas = value == "cublas";
         else if (arg == "--repeats") o.plan.repeats = std::max(1, parse_int(arg, value));
         else if (arg == "--dtype") {
-            if (value == "f32") o.dtype = DType::F32;
-            else if (value == "f16") o.dtype = DType::F16;
-            else if (value == "bf16") o.dtype = DType::BF16;
-            else fail(ErrorCode::InvalidArgument, "--dtype expects f32, f16 or bf16, not '" + value + "'");
+            const std::optional<WeightMix> mix = WeightMix::parse(value);
+            if (!mix) fail(ErrorCode::InvalidArgument, "--dtype expects one of " + WeightMix::names() + ", not '" + value + "'");
+            o.mix = *mix;
         } else {
             fail(ErrorCode::InvalidArgument, "unknown option " + arg + " (see --help)");
         }
@@ -102,7 +104,7 @@ std::unique_ptr<Backend> make_backend(const Options& o, const Checkpoint& ckpt) 
         opts.use_graphs = o.cuda_graphs;
         opts.decode_with_cublas = o.cuda_decode_cublas;
         // synthetic weights are made on the GPU itself (ckpt then holds only their shapes)
-        if (!o.synthetic.empty()) return make_cuda_backend_synthetic(ckpt.config, ckpt.weight_dtype, 1, opts);
+        if (!o.synthetic.empty()) return make_cuda_backend_synthetic(ckpt.config, o.mix.base, 1, opts);
         return make_cuda_backend(ckpt, opts);
     }
     CpuBackendOptions opts;
@@ -114,7 +116,7 @@ void print_text(const Options& o, const Checkpoint& ckpt, const Backend& backend
                 const bench::BenchResults& r, int threads) {
     const ModelConfig& c = ckpt.config;
     std::printf("model      %s (%s), dim %d, hidden %d, %d layers, %d heads, %d kv heads, vocab %d, context %d\n",
-                o.model.empty() ? ("synthetic " + o.synthetic).c_str() : o.model.c_str(), dtype_name(ckpt.weight_dtype),
+                o.model.empty() ? ("synthetic " + o.synthetic).c_str() : o.model.c_str(), ckpt.describe_weight_types().c_str(),
                 c.dim, c.hidden_dim, c.n_layers, c.n_heads, c.n_kv_heads, c.vocab_size, c.seq_len);
     std::printf("backend    %s (%s), %d threads\n", backend.name().c_str(), backend.device_description().c_str(), threads);
     if (o.plan.cpu_time) std::printf("clock      process CPU time\n");
@@ -135,8 +137,9 @@ void print_text(const Options& o, const Checkpoint& ckpt, const Backend& backend
 void print_json(const Options& o, const Checkpoint& ckpt, const Backend& backend, double bandwidth,
                 const bench::BenchResults& r, int threads) {
     const ModelConfig& c = ckpt.config;
-    std::printf("{\"model\": \"%s\", \"dtype\": \"%s\", \"backend\": \"%s\", \"device\": \"%s\", \"threads\": %d, ",
-                o.model.empty() ? ("synthetic " + o.synthetic).c_str() : o.model.c_str(), dtype_name(ckpt.weight_dtype),
+    std::printf("{\"model\": \"%s\", \"dtype\": \"%s\", \"weights\": \"%s\", \"backend\": \"%s\", \"device\": \"%s\", \"threads\": %d, ",
+                o.model.empty() ? ("synthetic " + o.synthetic).c_str() : o.model.c_str(), dtype_name(ckpt.main_weight_dtype()),
+                ckpt.describe_weight_types().c_str(),
                 backend.name().c_str(), backend.device_description().c_str(), threads);
     std::printf("\"dim\": %d, \"n_layers\": %d, \"context\": %d, \"weight_bytes_per_token\": %lld, "
                 "\"memory_read_bytes_per_s\": %.0f, \"clock\": \"%s\", ",
@@ -162,10 +165,12 @@ void print_json(const Options& o, const Checkpoint& ckpt, const Backend& backend
 int main(int argc, char** argv) {
     try {
         Options o = parse_options(argc, argv);
-        const bool on_gpu_weights = o.backend == "cuda" && !o.synthetic.empty() && o.write_gguf.empty();
+        // plain-float synthetic weights for the GPU are made on the GPU itself
+        const bool on_gpu_weights = o.backend == "cuda" && !o.synthetic.empty() && o.write_gguf.empty() &&
+                                    !o.mix.medium && !weight_type(o.mix.base).quantized();
         const Checkpoint ckpt = !o.model.empty() ? open_checkpoint(o.model)
-                                : on_gpu_weights ? synthetic_shapes(synthetic_config(o.synthetic), o.dtype)
-                                                 : make_synthetic_checkpoint(synthetic_config(o.synthetic), o.dtype, 1);
+                                : on_gpu_weights ? synthetic_shapes(synthetic_config(o.synthetic), o.mix.base)
+                                                 : make_synthetic_checkpoint(synthetic_config(o.synthetic), o.mix, 1);
         if (o.backend == "cuda") {  // the CUDA rows: long contexts, a 512-token prompt
             o.plan.prefill_tokens = {512};
             o.plan.decode_positions = {16, 1024, 4000};

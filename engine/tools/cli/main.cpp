@@ -71,8 +71,8 @@ GenerationResult stream(Engine& engine, ConversationId id, const std::string& te
 void load(Engine& engine, const cli::Options& o) {
     check(engine.load(o.load));
     const ModelInfo info = engine.model_info();
-    std::fprintf(stderr, "[llamadesk] %s: %s, %d layers, %d heads / %d kv heads, context %d, %s on %s (%s)\n",
-                 info.name.c_str(), info.weight_dtype.c_str(), info.n_layers, info.n_heads, info.n_kv_heads,
+    std::fprintf(stderr, "[llamadesk] %s: %s (%.1f MB), %d layers, %d heads / %d kv heads, context %d, %s on %s (%s)\n",
+                 info.name.c_str(), info.weight_types.c_str(), double(info.weight_bytes) / 1e6, info.n_layers, info.n_heads, info.n_kv_heads,
                  info.context_length, info.format.c_str(), info.backend.c_str(), info.device.c_str());
 }
 

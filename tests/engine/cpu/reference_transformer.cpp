@@ -7,7 +7,7 @@ namespace llamadesk::test {
 
 namespace {
 
-float at(const TensorView& t, int64_t r, int64_t c) { return load_as_f32(t.row(r), t.dtype, size_t(c)); }
+float at(const TensorView& t, int64_t r, int64_t c) { return load_as_f32(t.row(r), t.dtype, c); }
 
 // out (d) = W (d, n) x (n)
 std::vector<float> matmul(const TensorView& w, const std::vector<float>& x) {

@@ -36,7 +36,7 @@ struct Weights {
 Weights make_weights(DType dtype, int rows, int cols, uint32_t seed) {
     Weights w;
     w.values = random_floats(size_t(rows) * cols, seed);
-    w.bytes.resize(w.values.size() * dtype_size(dtype));
+    w.bytes.resize(size_t(weight_type(dtype).bytes(int64_t(w.values.size()))));
     for (size_t i = 0; i < w.values.size(); ++i) {
         if (dtype == DType::F32) {
             reinterpret_cast<float*>(w.bytes.data())[i] = w.values[i];

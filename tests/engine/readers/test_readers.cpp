@@ -36,7 +36,7 @@ private slots:
             QCOMPARE(c->config.n_kv_heads, 4);
             QCOMPARE(c->config.vocab_size, 512);
             QCOMPARE(c->config.rope_theta, 10000.0f);
-            QCOMPARE(c->weight_dtype, DType::F32);
+            QCOMPARE(c->main_weight_dtype(), DType::F32);
             validate_weights(*c);
         }
         QCOMPARE(bin.config.seq_len, 512);

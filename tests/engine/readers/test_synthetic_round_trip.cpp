@@ -68,7 +68,7 @@ private slots:
         const std::string path = dir.filePath("m.gguf").toStdString();
         write_gguf(s, path);
         const Checkpoint r = open_checkpoint(path);
-        QCOMPARE(r.weight_dtype, dtype);
+        QCOMPARE(r.main_weight_dtype(), dtype);
         QCOMPARE(r.config.seq_len, config.seq_len);
         QCOMPARE(r.config.rope_theta, config.rope_theta);
         QCOMPARE(r.config.norm_eps, config.norm_eps);

@@ -21,7 +21,7 @@ constexpr int kChunkTokens = 256;
 
 std::vector<float> to_f32(const TensorView& t) {
     std::vector<float> out(size_t(t.n_elements()));
-    for (size_t i = 0; i < out.size(); ++i) out[i] = load_as_f32(t.data, t.dtype, i);
+    for (int64_t r = 0; r < t.rows; ++r) t.row_to_f32(r, out.data() + r * t.cols);
     return out;
 }
 

@@ -8,10 +8,7 @@ namespace llamadesk::cpu {
 
 void embed(const TensorView& token_embedding, std::span<const int32_t> tokens, float* x) {
     const int64_t dim = token_embedding.cols;
-    for (size_t t = 0; t < tokens.size(); ++t) {
-        const void* row = token_embedding.row(tokens[t]);
-        for (int64_t i = 0; i < dim; ++i) x[int64_t(t) * dim + i] = load_as_f32(row, token_embedding.dtype, size_t(i));
-    }
+    for (size_t t = 0; t < tokens.size(); ++t) token_embedding.row_to_f32(tokens[t], x + int64_t(t) * dim);
 }
 
 namespace {

@@ -12,8 +12,21 @@ GemmFn gemm_for(const Kernels& kernels, DType dtype) {
     case DType::F32: return kernels.gemm_f32;
     case DType::F16: return kernels.gemm_f16;
     case DType::BF16: return kernels.gemm_bf16;
+    default: return nullptr;
     }
-    return nullptr;
+}
+
+// Block types: widens a few rows at a time and multiplies them as F32.
+void gemm_widened(const Kernels& kernels, const Matmul& m, int n, int64_t row_begin, int64_t row_end) {
+    const TensorView& w = *m.w;
+    const int64_t step = kernels.tile_rows;
+    thread_local std::vector<float> rows;
+    rows.resize(size_t(step * w.cols));
+    for (int64_t r = row_begin; r < row_end; r += step) {
+        const int64_t count = std::min(step, row_end - r);
+        for (int64_t i = 0; i < count; ++i) w.row_to_f32(r + i, rows.data() + i * w.cols);
+        kernels.gemm_f32(m.x, m.ldx, n, rows.data(), w.cols, int(count), int(w.cols), m.y + r, m.ldy);
+    }
 }
 
 // Weight rows per work item: about 8 items per thread so uneven threads even out, a multiple of
@@ -21,7 +34,7 @@ GemmFn gemm_for(const Kernels& kernels, DType dtype) {
 // activation rows passes over it.
 int64_t rows_per_item(const Kernels& kernels, const TensorView& w, int n, int n_threads) {
     int64_t chunk = w.rows / (int64_t(n_threads) * 8);
-    if (n > 1) chunk = std::min<int64_t>(chunk, std::max<int64_t>(1, (128 * 1024) / (w.cols * int64_t(dtype_size(w.dtype)))));
+    if (n > 1) chunk = std::min<int64_t>(chunk, std::max<int64_t>(1, (128 * 1024) / w.row_bytes()));
     chunk = std::max<int64_t>(chunk, kernels.tile_rows);
     return (chunk + kernels.tile_rows - 1) / kernels.tile_rows * kernels.tile_rows;
 }
@@ -46,8 +59,11 @@ void matmuls(ThreadPool& pool, const Kernels& kernels, int n, std::span<const Ma
         const Item& item = items[size_t(i)];
         const Matmul& m = products[size_t(item.product)];
         const TensorView& w = *m.w;
-        gemm_for(kernels, w.dtype)(m.x, m.ldx, n, w.row(item.row_begin), w.cols, int(item.row_end - item.row_begin),
-                                   int(w.cols), m.y + item.row_begin, m.ldy);
+        if (const GemmFn gemm = gemm_for(kernels, w.dtype))
+            gemm(m.x, m.ldx, n, w.row(item.row_begin), w.cols, int(item.row_end - item.row_begin), int(w.cols),
+                 m.y + item.row_begin, m.ldy);
+        else
+            gemm_widened(kernels, m, n, item.row_begin, item.row_end);
     });
 }
 

@@ -39,7 +39,7 @@ CudaBackend::CudaBackend(const DeviceInfo& device, const CudaBackendOptions& opt
         fail(ErrorCode::Unsupported, "the CUDA backend does not support head_dim " +
                                          std::to_string(c.head_dim()) + "; use the CPU backend");
     decode_splits_ = decode_splits_for(device_, c);
-    const size_t b = size_t(chunk_tokens()), el = dtype_size(model_.dtype);
+    const size_t b = size_t(chunk_tokens()), el = size_t(weight_type(model_.dtype).bytes(1));
     const size_t q_dim = size_t(c.n_heads) * c.head_dim(), kv_dim = size_t(c.kv_dim());
     x_ = DeviceBuffer(b * c.dim * sizeof(float), "activations");
     xb_ = DeviceBuffer(b * std::max<size_t>(c.dim, q_dim) * el, "activations");
@@ -56,7 +56,7 @@ CudaBackend::~CudaBackend() { cudaStreamSynchronize(stream_->get()); }
 
 void CudaBackend::allocate_kv_storage(const KvLayout& layout, int n_blocks) {
     const ModelConfig& c = model_.config;
-    const size_t bytes = size_t(layout.block_elements()) * size_t(n_blocks) * dtype_size(kv_dtype_);
+    const size_t bytes = size_t(weight_type(kv_dtype_).bytes(layout.block_elements())) * size_t(n_blocks);
     // allocate the new pool first: on failure the old one stays
     DeviceBuffer pool(bytes, "the KV cache (" + std::to_string(n_blocks) + " blocks of " +
                                  std::to_string(layout.block_size) + " tokens)");
@@ -206,10 +206,13 @@ namespace llamadesk {
 
 std::unique_ptr<Backend> make_cuda_backend(const Checkpoint& ckpt, const CudaBackendOptions& opts) {
     const cuda::DeviceInfo device = cuda::require_device();
-    const DType target = ckpt.weight_dtype != DType::F32 ? ckpt.weight_dtype
-                         : opts.keep_f32                  ? DType::F32
-                         : opts.f32_as_bf16               ? DType::BF16
-                                                          : DType::F16;
+    // Quantized matrices are widened to F16 on upload until the CUDA kernels read blocks.
+    const DType main = ckpt.main_weight_dtype();
+    const DType target = main == DType::F16 || main == DType::BF16 ? main
+                         : main != DType::F32                        ? DType::F16
+                         : opts.keep_f32                             ? DType::F32
+                         : opts.f32_as_bf16                          ? DType::BF16
+                                                                     : DType::F16;
     auto stream = std::make_unique<cuda::Stream>();
     cuda::DeviceModel model = cuda::upload_model(ckpt, target, opts.on_progress, stream->get());
     return std::make_unique<cuda::CudaBackend>(device, opts, std::move(stream), std::move(model));

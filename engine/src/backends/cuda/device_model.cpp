@@ -31,7 +31,7 @@ public:
                                                std::to_string(first.cols));
             rows += t->rows;
         }
-        const size_t row_bytes = size_t(first.cols) * dtype_size(target_);
+        const size_t row_bytes = size_t(weight_type(target_).bytes(first.cols));
         DeviceBuffer buf(size_t(rows) * row_bytes, "weight " + first.name);
         char* dst = buf.as<char>();
         for (const TensorView* t : parts) {
@@ -44,7 +44,7 @@ public:
     // a norm weight, always F32
     DeviceBuffer vector_f32(const TensorView& t) {
         std::vector<float> host(size_t(t.n_elements()));
-        for (size_t i = 0; i < host.size(); ++i) host[i] = load_as_f32(t.data, t.dtype, i);
+        for (int64_t r = 0; r < t.rows; ++r) t.row_to_f32(r, host.data() + r * t.cols);
         DeviceBuffer buf(host.size() * sizeof(float), "weight " + t.name);
         CUDA_CHECK(cudaMemcpy(buf.get(), host.data(), buf.bytes(), cudaMemcpyHostToDevice));
         advance(t.n_bytes());
@@ -61,16 +61,16 @@ private:
             for (int64_t begin = 0; begin < n; begin += kStagingElements) {
                 const int64_t count = std::min(kStagingElements, n - begin);
                 const float* src = static_cast<const float*>(t.data) + begin;
-                if (t.dtype != DType::F32) {  // a 16-bit tensor of the other 16-bit type
+                if (t.dtype != DType::F32) {  // another 16-bit type, or blocks (chunks hold whole blocks)
+                    const WeightType& type = weight_type(t.dtype);
                     widened_.resize(size_t(count));
-                    for (int64_t i = 0; i < count; ++i)
-                        widened_[size_t(i)] = load_as_f32(t.data, t.dtype, size_t(begin + i));
+                    type.to_f32(static_cast<const char*>(t.data) + type.bytes(begin), widened_.data(), count);
                     src = widened_.data();
                 }
                 CUDA_CHECK(cudaMemcpyAsync(staging_.get(), src, size_t(count) * sizeof(float),
                                            cudaMemcpyHostToDevice, stream_));
                 convert_from_f32(staging_.as<float>(), count,
-                                 dst + size_t(begin) * dtype_size(target_), target_, stream_);
+                                 dst + weight_type(target_).bytes(begin), target_, stream_);
                 // the next chunk overwrites staging_ and widened_
                 CUDA_CHECK(cudaStreamSynchronize(stream_));
             }
@@ -145,7 +145,7 @@ DeviceModel random_model(const ModelConfig& c, DType dtype, uint64_t seed, cudaS
     m.dtype = dtype;
     uint64_t tensor_seed = seed;
     auto matrix = [&](int64_t rows, int64_t cols, const std::string& what) {
-        DeviceBuffer buf(size_t(rows * cols) * dtype_size(dtype), what);
+        DeviceBuffer buf(size_t(weight_type(dtype).bytes(rows * cols)), what);
         fill_random(buf.get(), rows * cols, dtype, 1.0f / std::sqrt(float(cols)),
                     tensor_seed += 0x9e3779b97f4a7c15ull, stream);
         return buf;

@@ -9,7 +9,6 @@ Checkpoint synthetic_shapes(const ModelConfig& c, DType dtype) {
     k.path = "synthetic weights on the GPU";
     k.format = "synthetic";
     k.config = c;
-    k.weight_dtype = dtype;
     // Matrices in dtype, norms in F32, as random_model makes them; data stays null: shapes only.
     for (const TensorSlot& s : tensor_slots(c, k.weights, true))
         *s.view = TensorView{s.name, s.is_norm() ? DType::F32 : dtype, s.rows, s.cols, nullptr};

@@ -1,4 +1,8 @@
+// F32, F16 and BF16: the plain float types.
+#include <algorithm>
+
 #include "model/dtype.h"
+#include "model/quant/quant.h"
 
 namespace llamadesk {
 
@@ -52,5 +56,28 @@ uint16_t f32_to_f16(float f) {
     if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;
     return sign | uint16_t(h);
 }
+
+namespace quant {
+
+void to_f32_f32(const void* src, float* dst, int64_t n) {
+    std::copy_n(static_cast<const float*>(src), n, dst);
+}
+void from_f32_f32(const float* src, void* dst, int64_t n) { std::copy_n(src, n, static_cast<float*>(dst)); }
+
+void to_f32_f16(const void* src, float* dst, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) dst[i] = llamadesk::f16_to_f32(static_cast<const uint16_t*>(src)[i]);
+}
+void from_f32_f16(const float* src, void* dst, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) static_cast<uint16_t*>(dst)[i] = f32_to_f16(src[i]);
+}
+
+void to_f32_bf16(const void* src, float* dst, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) dst[i] = llamadesk::bf16_to_f32(static_cast<const uint16_t*>(src)[i]);
+}
+void from_f32_bf16(const float* src, void* dst, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) static_cast<uint16_t*>(dst)[i] = f32_to_bf16(src[i]);
+}
+
+}  // namespace quant
 
 }  // namespace llamadesk
