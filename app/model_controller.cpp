@@ -4,6 +4,8 @@
 #include <QUrl>
 #include <utility>
 
+#include "process_memory.h"
+
 using namespace llamadesk;
 
 namespace {
@@ -18,6 +20,20 @@ QString local_path(const QString& pathOrUrl) {
 ModelController::ModelController(AppSettings* settings, QObject* parent)
     : QObject(parent), settings_(settings) {
     connect(settings_, &AppSettings::changed, this, &ModelController::recentChanged);
+    // A mapped checkpoint becomes resident as it is read, so the figure grows after loading.
+    resident_timer_.setInterval(2000);
+    connect(&resident_timer_, &QTimer::timeout, this, &ModelController::refreshResidentBytes);
+}
+
+double ModelController::bytesPerParameter() const {
+    return info_.n_params > 0 ? double(info_.weight_bytes) / double(info_.n_params) : 0.0;
+}
+
+void ModelController::refreshResidentBytes() {
+    const qint64 bytes = process_resident_bytes();
+    if (bytes == resident_bytes_) return;
+    resident_bytes_ = bytes;
+    emit residentBytesChanged();
 }
 
 QString ModelController::parameters() const {
@@ -73,6 +89,8 @@ void ModelController::onModelLoaded(const QString& path, const QString& tokenize
     has_model_ = true;
     settings_->rememberModel(path, tokenizer);
     emit modelChanged();
+    refreshResidentBytes();
+    resident_timer_.start();
     finishOne();
 }
 

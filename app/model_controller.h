@@ -5,6 +5,7 @@
 
 #include <QObject>
 #include <QStringList>
+#include <QTimer>
 #include <QtQml/qqmlregistration.h>
 
 #include "app_settings.h"
@@ -19,6 +20,10 @@ class ModelController : public QObject {
     Q_PROPERTY(QString path READ path NOTIFY modelChanged)
     Q_PROPERTY(QString format READ format NOTIFY modelChanged)
     Q_PROPERTY(QString dtype READ dtype NOTIFY modelChanged)
+    Q_PROPERTY(QString weightTypes READ weightTypes NOTIFY modelChanged)
+    Q_PROPERTY(double weightBytes READ weightBytes NOTIFY modelChanged)
+    Q_PROPERTY(double bytesPerParameter READ bytesPerParameter NOTIFY modelChanged)
+    Q_PROPERTY(double residentBytes READ residentBytes NOTIFY residentBytesChanged)
     Q_PROPERTY(QString parameters READ parameters NOTIFY modelChanged)
     Q_PROPERTY(int layers READ layers NOTIFY modelChanged)
     Q_PROPERTY(int heads READ heads NOTIFY modelChanged)
@@ -41,6 +46,12 @@ public:
     QString path() const { return QString::fromStdString(info_.path); }
     QString format() const { return QString::fromStdString(info_.format); }
     QString dtype() const { return QString::fromStdString(info_.weight_dtype); }
+    // "Q4_K_M: Q4_K ×97, Q6_K ×19"
+    QString weightTypes() const { return QString::fromStdString(info_.weight_types); }
+    double weightBytes() const { return double(info_.weight_bytes); }
+    double bytesPerParameter() const;
+    // The whole process, refreshed every few seconds while a model is loaded; -1 when unknown.
+    double residentBytes() const { return double(resident_bytes_); }
     QString parameters() const;  // "260K", "6.7B"
     int layers() const { return info_.n_layers; }
     int heads() const { return info_.n_heads; }
@@ -77,10 +88,12 @@ signals:
     void progressChanged();
     void needsTokenizerChanged();
     void recentChanged();
+    void residentBytesChanged();
     void errorOccurred(const QString& message);
 
 private:
     void finishOne();
+    void refreshResidentBytes();
 
     AppSettings* settings_;
     llamadesk::ModelInfo info_;
@@ -90,4 +103,6 @@ private:
     QString stage_;
     QString tokenizer_for_;  // the checkpoint waiting for a tokenizer file
     QString tokenizer_message_;
+    qint64 resident_bytes_ = -1;
+    QTimer resident_timer_;
 };

@@ -8,6 +8,7 @@ import LlamaDesk.Core
 Pane {
     id: panel
     required property CacheInspectorModel inspector
+    required property ModelController model
     padding: 16
     background: null
 
@@ -19,6 +20,18 @@ Pane {
         spacing: 8
 
         Label { text: qsTr("KV cache inspector"); font.pixelSize: 15; font.bold: true; color: Theme.text }
+        Label {
+            objectName: "inspectorWeights"
+            visible: panel.model.hasModel
+            Layout.fillWidth: true
+            wrapMode: Text.Wrap
+            color: Theme.muted
+            font.pixelSize: 12
+            text: qsTr("Weights: %1\n%2 MB as stored (%3 bytes per parameter) · process resident %4")
+                  .arg(panel.model.weightTypes).arg((panel.model.weightBytes / 1e6).toFixed(1))
+                  .arg(panel.model.bytesPerParameter.toFixed(2))
+                  .arg(panel.model.residentBytes >= 0 ? (panel.model.residentBytes / 1e6).toFixed(0) + " MB" : qsTr("unknown"))
+        }
         Label {
             Layout.fillWidth: true
             wrapMode: Text.Wrap

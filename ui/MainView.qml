@@ -100,6 +100,7 @@ Item {
                     CacheInspector {
                         Layout.fillWidth: true
                         inspector: root.app.inspector
+                        model: root.app.model
                     }
                 }
             }

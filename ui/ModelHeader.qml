@@ -21,6 +21,14 @@ Rectangle {
         delay: 500
     }
 
+    // "Q4_K_M: Q4_K ×61, Q6_K ×24 · 0.59 bytes/param · 180 MB resident"
+    function weightsLine() {
+        const resident = header.model.residentBytes >= 0
+                ? qsTr(" · %1 MB resident").arg((header.model.residentBytes / 1e6).toFixed(0)) : ""
+        return qsTr("%1 · %2 bytes/param%3").arg(header.model.weightTypes)
+               .arg(header.model.bytesPerParameter.toFixed(2)).arg(resident)
+    }
+
     implicitHeight: 58
     color: Theme.surface
     border.color: Theme.border
@@ -44,16 +52,23 @@ Rectangle {
                 Layout.fillWidth: true
             }
             Label {
+                id: figuresLine
+                objectName: "modelFigures"
                 visible: header.model.hasModel && !header.model.loading
-                text: qsTr("%1 params · %2 layers · %3/%4 heads (q/kv) · context %5 · %6 %7 · %8")
+                text: qsTr("%1 params · %2 layers · %3/%4 heads (q/kv) · context %5 · %6 · %7 · %8")
                       .arg(header.model.parameters).arg(header.model.layers)
                       .arg(header.model.heads).arg(header.model.kvHeads)
-                      .arg(header.model.contextLength).arg(header.model.format).arg(header.model.dtype)
+                      .arg(header.model.contextLength).arg(header.model.format)
+                      .arg(header.weightsLine())
                       .arg(header.model.device.length > 0 ? header.model.device : header.model.backend)
                 color: Theme.muted
                 font.pixelSize: 12
                 elide: Text.ElideRight
                 Layout.fillWidth: true
+                HoverHandler { id: figuresHover }
+                ToolTip.visible: figuresHover.hovered && figuresLine.truncated
+                ToolTip.text: figuresLine.text
+                ToolTip.delay: 500
             }
             RowLayout {
                 visible: header.model.loading

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "app_context.h"
+#include "synthetic/synthetic_model.h"
 #include "test_support.h"
 
 Q_IMPORT_QML_PLUGIN(LlamaDeskCorePlugin)
@@ -32,11 +33,15 @@ public slots:
             QFile broken(dir_.path() + "/broken.gguf");
             broken.open(QIODevice::WriteOnly);
             broken.write(QByteArray("GGUF\x03\x00\x00\x00", 8) + QByteArray(64, '\xff'));
+            llamadesk::write_gguf(llamadesk::make_synthetic_checkpoint(llamadesk::synthetic_config("260K"),
+                                                                       llamadesk::DType::Q8_0, 1),
+                                  (dir_.path() + "/q8_0.gguf").toStdString());
         }
         engine->addImportPath("qrc:/");  // where the LlamaDesk modules' qmldir files live
         engine->rootContext()->setContextProperty("testApp", app_.get());
         engine->rootContext()->setContextProperty("modelPath", llamadesk::test::shared_path("models/stories260K"));
         engine->rootContext()->setContextProperty("brokenModelPath", dir_.path() + "/broken.gguf");
+        engine->rootContext()->setContextProperty("quantizedModelPath", dir_.path() + "/q8_0.gguf");
     }
 
     void cleanupTestCase() { app_.reset(); }

@@ -490,5 +490,24 @@ Item {
             testApp.settings.windowGeometry = Qt.rect(2200, 300, 1900, 1100)
             verifyOnScreen(makeWindow())
         }
+
+        // The header and the inspector say how the weights are stored and what the process holds.
+        function test_9f_weight_types_and_memory_shown() {
+            const line = findChild(view, "modelFigures")
+            const inspectorWeights = findChild(view, "inspectorWeights")
+            verify(line.text.indexOf("F32 ×") >= 0, line.text)
+            verify(line.text.indexOf("4.00 bytes/param") >= 0, line.text)
+            tryVerify(() => testApp.model.residentBytes > 1e6, 5000, "resident memory is measured")
+            verify(line.text.indexOf(" MB resident") >= 0, line.text)
+
+            testApp.model.open(quantizedModelPath)
+            tryVerify(() => testApp.model.weightTypes.indexOf("Q8_0") >= 0, 60000, "the Q8_0 model loaded")
+            verify(line.text.indexOf("Q8_0: F16 ×5, Q8_0 ×31") >= 0, line.text)
+            verify(testApp.model.bytesPerParameter < 1.5, "Q8_0 stays about a byte per weight in memory")
+            verify(inspectorWeights.text.indexOf("Q8_0: F16 ×5, Q8_0 ×31") >= 0, inspectorWeights.text)
+
+            testApp.model.open(modelPath)
+            tryVerify(() => testApp.model.weightTypes.indexOf("Q8_0") < 0, 60000, "back on the reference model")
+        }
     }
 }
