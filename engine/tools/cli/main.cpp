@@ -68,11 +68,24 @@ GenerationResult stream(Engine& engine, ConversationId id, const std::string& te
     return r;
 }
 
+// This process's resident memory (VmRSS), or -1 where /proc is unavailable.
+double resident_megabytes() {
+    std::FILE* statm = std::fopen("/proc/self/statm", "r");
+    if (statm == nullptr) return -1;
+    long size = 0, resident = -1;
+    const bool ok = std::fscanf(statm, "%ld %ld", &size, &resident) == 2;
+    std::fclose(statm);
+    return ok ? double(resident) * double(sysconf(_SC_PAGESIZE)) / 1e6 : -1;
+}
+
 void load(Engine& engine, const cli::Options& o) {
     check(engine.load(o.load));
     const ModelInfo info = engine.model_info();
-    std::fprintf(stderr, "[llamadesk] %s: %s (%.1f MB), %d layers, %d heads / %d kv heads, context %d, %s on %s (%s)\n",
-                 info.name.c_str(), info.weight_types.c_str(), double(info.weight_bytes) / 1e6, info.n_layers, info.n_heads, info.n_kv_heads,
+    std::fprintf(stderr,
+                 "[llamadesk] %s: %s (%.1f MB, %.2f bytes/param; %.0f MB resident after load), %d layers, "
+                 "%d heads / %d kv heads, context %d, %s on %s (%s)\n",
+                 info.name.c_str(), info.weight_types.c_str(), double(info.weight_bytes) / 1e6,
+                 double(info.weight_bytes) / double(info.n_params), resident_megabytes(), info.n_layers, info.n_heads, info.n_kv_heads,
                  info.context_length, info.format.c_str(), info.backend.c_str(), info.device.c_str());
 }
 
