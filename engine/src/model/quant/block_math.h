@@ -60,6 +60,14 @@ inline KScales choose_k_scales(const float* x, int n_levels) {
     return k;
 }
 
+// The super-block's 256 values as levels 0..n_levels under the scales k.
+inline void k_levels(const float* x, const KScales& k, int n_levels, int* q) {
+    for (int s = 0; s < 8; ++s) {
+        const float inv = inverse(k.d * float(k.scale[s])), offset = k.dmin * float(k.min[s]);
+        for (int l = 0; l < 32; ++l) q[32 * s + l] = quantize_clamped(x[32 * s + l] + offset, inv, 0, n_levels);
+    }
+}
+
 // The inverse of unpack_k_scale (blocks.h).
 inline void pack_k_scales(const KScales& k, uint8_t* out) {
     for (int s = 0; s < 4; ++s) {

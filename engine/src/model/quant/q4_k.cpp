@@ -31,10 +31,7 @@ void from_f32_q4_k(const float* src, void* dst, int64_t n) {
         b[i].dmin = k.dmin_bits;
         pack_k_scales(k, b[i].scales);
         int q[kBlock256];
-        for (int s = 0; s < 8; ++s) {
-            const float inv = inverse(k.d * float(k.scale[s])), offset = k.dmin * float(k.min[s]);
-            for (int l = 0; l < 32; ++l) q[32 * s + l] = quantize_clamped(src[32 * s + l] + offset, inv, 0, 15);
-        }
+        k_levels(src, k, 15, q);
         for (int c = 0; c < 4; ++c)
             for (int l = 0; l < 32; ++l) b[i].qs[32 * c + l] = uint8_t(q[64 * c + l] | q[64 * c + 32 + l] << 4);
     }

@@ -34,10 +34,7 @@ void from_f32_q5_k(const float* src, void* dst, int64_t n) {
         b[i].dmin = k.dmin_bits;
         pack_k_scales(k, b[i].scales);
         int q[kBlock256];
-        for (int s = 0; s < 8; ++s) {
-            const float inv = inverse(k.d * float(k.scale[s])), offset = k.dmin * float(k.min[s]);
-            for (int l = 0; l < 32; ++l) q[32 * s + l] = quantize_clamped(src[32 * s + l] + offset, inv, 0, 31);
-        }
+        k_levels(src, k, 31, q);
         std::memset(b[i].qh, 0, sizeof b[i].qh);
         for (int c = 0; c < 4; ++c)
             for (int l = 0; l < 32; ++l) {
