@@ -13,8 +13,28 @@ Attention::Attention(const ModelConfig& config, int n_threads)
         s.queries.resize(rows * size_t(head_dim_));
         s.outputs.resize(rows * size_t(head_dim_));
         s.scores.resize(rows * size_t(seq_len_));
+        if (head_dim_ < kNarrowHead) {
+            s.keys_t.resize(size_t(head_dim_) * size_t(seq_len_));
+            s.values_t.resize(size_t(head_dim_) * size_t(seq_len_));
+        }
     }
 }
+
+namespace {
+
+// dst (head_dim, n_ctx) = the kv head's keys or values of positions 0 .. n_ctx - 1, transposed.
+void gather_transposed(const float* kv_pool, const KvLayout& layout, BlockTableView table, int layer, int k_or_v,
+                       int kv_head, int head_dim, int n_ctx, float* dst) {
+    for (int pos = 0; pos < n_ctx; pos += layout.block_size) {
+        const KvSlot slot = kv_slot(table.blocks, layout.block_size, pos);
+        const float* rows = kv_pool + layout.offset(slot.block, layer, k_or_v, kv_head, 0);
+        const int n = std::min(layout.block_size, n_ctx - pos);
+        for (int j = 0; j < n; ++j)
+            for (int d = 0; d < head_dim; ++d) dst[int64_t(d) * n_ctx + pos + j] = rows[j * head_dim + d];
+    }
+}
+
+}  // namespace
 
 void Attention::run(ThreadPool& pool, const Kernels& kernels, int layer, const float* q, int n,
                     int start_pos, const float* kv_pool, const KvLayout& layout, BlockTableView table,
@@ -43,8 +63,15 @@ void Attention::run(ThreadPool& pool, const Kernels& kernels, int layer, const f
                 for (int d = 0; d < head_dim_; ++d) dst[d] = src[d] * scale;
             }
 
+        const bool narrow = head_dim_ < kNarrowHead;
+        if (narrow) {  // scores = queries (n_rows, head_dim) . keys_t (head_dim, n_ctx)
+            gather_transposed(kv_pool, layout, table, layer, 0, kv_head, head_dim_, n_ctx, s.keys_t.data());
+            for (int r = 0; r < n_rows; ++r) std::fill_n(s.scores.data() + int64_t(r) * ld_scores, n_ctx, 0.0f);
+            kernels.weighted_rows(s.queries.data(), head_dim_, n_rows, s.keys_t.data(), n_ctx, head_dim_, n_ctx,
+                                  s.scores.data(), ld_scores);
+        }
         // scores (n_rows, n_ctx) = queries . keys^T, one block of keys at a time
-        for (int pos = 0; pos < n_ctx; pos += block_size) {
+        for (int pos = 0; pos < n_ctx && !narrow; pos += block_size) {
             const KvSlot slot = kv_slot(table.blocks, block_size, pos);
             const float* keys = kv_pool + layout.offset(slot.block, layer, 0, kv_head, 0);  // (block_size, head_dim)
             kernels.gemm_f32(s.queries.data(), head_dim_, n_rows, keys, head_dim_,
@@ -62,9 +89,15 @@ void Attention::run(ThreadPool& pool, const Kernels& kernels, int layer, const f
             }
         }
 
+        if (narrow) {  // outputs = probabilities (n_rows, n_ctx) . values_t (head_dim, n_ctx)^T
+            gather_transposed(kv_pool, layout, table, layer, 1, kv_head, head_dim_, n_ctx, s.values_t.data());
+            kernels.gemm_f32(s.scores.data(), ld_scores, n_rows, s.values_t.data(), n_ctx, head_dim_, n_ctx,
+                             s.outputs.data(), head_dim_);
+        } else {
+            std::fill(s.outputs.begin(), s.outputs.begin() + int64_t(n_rows) * head_dim_, 0.0f);
+        }
         // outputs (n_rows, head_dim) = probabilities . values, one block of values at a time
-        std::fill(s.outputs.begin(), s.outputs.begin() + int64_t(n_rows) * head_dim_, 0.0f);
-        for (int pos = 0; pos < n_ctx; pos += block_size) {
+        for (int pos = 0; pos < n_ctx && !narrow; pos += block_size) {
             const KvSlot slot = kv_slot(table.blocks, block_size, pos);
             const float* values = kv_pool + layout.offset(slot.block, layer, 1, kv_head, 0);  // (block_size, head_dim)
             kernels.weighted_rows(s.scores.data() + pos, ld_scores, n_rows, values, head_dim_,

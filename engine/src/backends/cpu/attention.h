@@ -25,11 +25,16 @@ public:
 
 private:
     static constexpr int kQueryChunk = 16;  // query tokens per work item
+    // Heads narrower than a vector (stories260K's 8) make dot products along head_dim scalar; for
+    // them keys and values are transposed so the kernels run along positions instead.
+    static constexpr int kNarrowHead = 16;
 
     struct Scratch {
         std::vector<float> queries;  // (kQueryChunk * n_rep, head_dim), scaled by 1/sqrt(head_dim)
         std::vector<float> scores;   // (kQueryChunk * n_rep, seq_len)
         std::vector<float> outputs;  // (kQueryChunk * n_rep, head_dim)
+        std::vector<float> keys_t;   // narrow heads: (head_dim, seq_len), keys by dimension
+        std::vector<float> values_t; // narrow heads: (head_dim, seq_len)
     };
 
     int n_heads_, n_kv_heads_, head_dim_, seq_len_;
