@@ -98,7 +98,7 @@ Rectangle {
             HeaderToolTip {
                 objectName: "openToolTip"
                 visible: openButton.hovered
-                text: qsTr("Open a .gguf or .bin checkpoint (Ctrl+O). In the dialog, Ctrl+L lets you type a path.")
+                text: qsTr("Open a .gguf or .bin checkpoint, or a Hugging Face folder's config.json (Ctrl+O). In the dialog, Ctrl+L lets you type a path.")
             }
         }
         Button {

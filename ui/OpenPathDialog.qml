@@ -30,7 +30,7 @@ Dialog {
         anchors.fill: parent
         spacing: 8
         Label {
-            text: qsTr("A .gguf or .bin checkpoint, or a folder holding one:")
+            text: qsTr("A .gguf or .bin checkpoint, a folder holding one, or a Hugging Face model folder:")
             Layout.fillWidth: true
             wrapMode: Text.Wrap
         }

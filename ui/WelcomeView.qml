@@ -27,9 +27,11 @@ Item {
             color: Theme.muted
             textFormat: Text.MarkdownText
             text: qsTr("Open a Llama 2 checkpoint to start chatting:\n\n"
-                       + "* a **GGUF** file (`.gguf`, F32, F16 or BF16 weights); its vocabulary is inside;\n"
+                       + "* a **GGUF** file (`.gguf`: F32, F16, BF16, or quantized Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, "
+                       + "Q4_K, Q5_K, Q6_K such as Q4_K_M); its vocabulary is inside;\n"
                        + "* a **llama2.c** file (`.bin`) with its SentencePiece `tokenizer.model` beside it "
                        + "(for stories260K: `tok512.model`);\n"
+                       + "* a **Hugging Face** model folder (`config.json`, `*.safetensors` and `tokenizer.model`);\n"
                        + "* or a folder holding one of these.\n\n"
                        + "You can also drop a file onto this window.")
         }

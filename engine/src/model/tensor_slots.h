@@ -51,8 +51,18 @@ struct BasicTensorSlot {
 using TensorSlot = BasicTensorSlot<TensorView>;
 using ConstTensorSlot = BasicTensorSlot<const TensorView>;
 
-// "blk.<layer>.<part>.weight"
+// How each checkpoint format names a tensor.
+enum class TensorNaming {
+    Gguf,         // "blk.3.attn_q.weight" (the slots' own names)
+    HuggingFace,  // "model.layers.3.self_attn.q_proj.weight"
+    Meta,         // "layers.3.attention.wq.weight" (consolidated.*.pth)
+};
+
+// "blk.<layer>.<part>.weight" (llama2.c's file order names its groups by GGUF part)
 std::string layer_tensor_name(int layer, const char* part);
+
+// The name of the tensor with this role (and layer, for per-layer roles) in a format.
+std::string tensor_name(TensorRole role, int layer, TensorNaming naming);
 
 // All tensors in GGUF order: token_embd, blk.0.* ... blk.N.*, output_norm, then output when
 // with_output. Resizes weights.layers to config.n_layers; the views are bound to `weights`.

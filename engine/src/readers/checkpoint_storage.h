@@ -1,4 +1,4 @@
-// What Checkpoint::storage keeps alive: the mapped file the views point into, and buffers the
+// What Checkpoint::storage keeps alive: the mapped files the views point into, and buffers the
 // checkpoint owns (norms widened to F32, synthetic weights).
 #pragma once
 
@@ -13,7 +13,7 @@ namespace llamadesk {
 class MappedFile;
 
 struct CheckpointStorage {
-    std::shared_ptr<const MappedFile> file;
+    std::vector<std::shared_ptr<const MappedFile>> files;  // every file the views point into
     std::vector<std::unique_ptr<void, decltype(&std::free)>> buffers;
 
     // An uninitialised buffer of n_bytes, 64-byte aligned, owned here.

@@ -138,7 +138,7 @@ Checkpoint read_llama2c_checkpoint(std::shared_ptr<const MappedFile> file) {
     if (h.shared_classifier) ckpt.weights.output = ckpt.weights.token_embedding;
 
     auto storage = std::make_shared<CheckpointStorage>();
-    storage->file = std::move(file);
+    storage->files.push_back(std::move(file));
     ckpt.storage = std::move(storage);
     return ckpt;
 }

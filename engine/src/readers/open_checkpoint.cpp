@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "model/checkpoint.h"
 #include "readers/gguf_reader.h"
+#include "readers/hf_reader.h"
 #include "readers/llama2c_reader.h"
 #include "readers/mapped_file.h"
 #include "readers/tokenizer_locator.h"
@@ -65,7 +66,10 @@ Checkpoint read_by_content(const std::shared_ptr<const MappedFile>& file, bool w
     if (ext == ".gguf")
         fail(ErrorCode::BadFormat, file->path() + " is named .gguf but does not start with the "
                                                   "GGUF magic; the file is corrupt or not GGUF");
-    if (ext == ".safetensors" || ext == ".pth" || ext == ".pt")
+    if (ext == ".safetensors")
+        fail(ErrorCode::BadFormat, file->path() + " is not in a Hugging Face model folder (config.json beside "
+                                                  "model.safetensors or model.safetensors.index.json)");
+    if (ext == ".pth" || ext == ".pt")
         fail(ErrorCode::Unsupported, file->path() + ": " + ext +
                                          " checkpoints are not supported yet (GGUF and llama2.c "
                                          ".bin are)");
@@ -73,17 +77,41 @@ Checkpoint read_by_content(const std::shared_ptr<const MappedFile>& file, bool w
     return read_llama2c_checkpoint(file);
 }
 
+// A Hugging Face folder named by itself, its config.json or one of its safetensors files.
+std::string hf_folder_of(const std::string& path) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) return is_hf_folder(path) ? path : std::string();
+    const fs::path p(path);
+    const bool member = p.filename() == "config.json" || p.extension() == ".safetensors";
+    const std::string dir = p.parent_path().empty() ? std::string(".") : p.parent_path().string();
+    return member && is_hf_folder(dir) ? dir : std::string();
+}
+
+// tokenizer.model beside the weights; a folder with only tokenizer.json is told what to do.
+std::string hf_tokenizer(const std::string& dir, int vocab_size) {
+    std::string found = find_tokenizer_beside((fs::path(dir) / "config.json").string(), vocab_size);
+    std::error_code ec;
+    if (found.empty() && fs::is_regular_file(fs::path(dir) / "tokenizer.json", ec))
+        fail(ErrorCode::TokenizerMismatch,
+             dir + " has only tokenizer.json, which LlamaDesk does not read; choose the model's SentencePiece "
+                   "tokenizer.model (every Llama 2 model shares Llama 2's)");
+    return found;
+}
+
 }  // namespace
 
 Checkpoint open_checkpoint(const std::string& path, const std::string& tokenizer_path) {
     std::error_code ec;
     if (!fs::exists(path, ec)) fail(ErrorCode::FileNotFound, "model " + path + " does not exist");
-    const std::string file_path = fs::is_directory(path, ec) ? pick_checkpoint_in(path) : path;
-    Checkpoint ckpt =
-        read_by_content(std::make_shared<const MappedFile>(file_path), tokenizer_path.empty());
+    const std::string hf_dir = hf_folder_of(path);
+    const std::string file_path = !hf_dir.empty() ? hf_dir : fs::is_directory(path, ec) ? pick_checkpoint_in(path) : path;
+    Checkpoint ckpt = !hf_dir.empty() ? read_hf_checkpoint(hf_dir)
+                                      : read_by_content(std::make_shared<const MappedFile>(file_path), tokenizer_path.empty());
 
     if (!tokenizer_path.empty()) {
         ckpt.tokenizer = tokenizer_from_path(tokenizer_path);
+    } else if (!hf_dir.empty()) {
+        ckpt.tokenizer.model_file = hf_tokenizer(hf_dir, ckpt.config.vocab_size);
     } else if (!ckpt.tokenizer.embedded) {
         ckpt.tokenizer.model_file = find_tokenizer_beside(file_path, ckpt.config.vocab_size);
     }

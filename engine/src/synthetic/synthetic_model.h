@@ -22,6 +22,10 @@ ModelConfig synthetic_config(const std::string& name);
 
 // GGUF v3, architecture llama, tensors in ckpt's dtypes, vocabulary in tokenizer.ggml.*.
 void write_gguf(const Checkpoint& ckpt, const std::string& path);
+// A Hugging Face folder: config.json, model.safetensors (n_shards > 1: shards and their index,
+// named as save_pretrained names them) and tokenizer.model from an embedded vocabulary. F32, F16
+// and BF16 weights only.
+void write_hf(const Checkpoint& ckpt, const std::string& dir, int n_shards = 1);
 // llama2.c legacy format (F32 only).
 void write_llama2c(const Checkpoint& ckpt, const std::string& path);
 

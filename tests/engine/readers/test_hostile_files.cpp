@@ -271,7 +271,7 @@ private slots:
         QString why = open_expecting(dir.filePath("empty.bin"), ErrorCode::BadFormat, "file ends inside");
         QVERIFY2(why.isEmpty(), qPrintable(why));
         write_all(dir.filePath("model.safetensors"), QByteArray(64, 'x'));
-        why = open_expecting(dir.filePath("model.safetensors"), ErrorCode::Unsupported, "safetensors");
+        why = open_expecting(dir.filePath("model.safetensors"), ErrorCode::BadFormat, "is not in a Hugging Face model folder");
         QVERIFY2(why.isEmpty(), qPrintable(why));
         write_all(dir.filePath("text.bin"), QByteArray("Once upon a time there was a file of text."));
         why = open_expecting(dir.filePath("text.bin"), ErrorCode::BadFormat, "text.bin");
