@@ -2,7 +2,10 @@
 // keep the conversations), the context limit, cancellation, restoring and dropping turns, and the
 // errors of the public API.
 #include <QFile>
+#include <QFileInfo>
 #include <QTest>
+
+#include <unistd.h>
 
 #include "backends/backend.h"
 #include "engine_fixtures.h"
@@ -24,6 +27,13 @@ std::vector<int> tokens_of(Engine& e, ConversationId id, const std::string& text
     const GenerationResult r = e.generate(id, text, g);
     if (!r.status.ok()) qFatal("generate: %s", r.status.message.c_str());
     return r.tokens;
+}
+
+double resident_megabytes() {
+    QFile statm("/proc/self/statm");
+    if (!statm.open(QIODevice::ReadOnly)) return -1;
+    const QList<QByteArray> fields = statm.readAll().split(' ');
+    return fields.size() > 1 ? fields[1].toDouble() * double(sysconf(_SC_PAGESIZE)) / 1e6 : -1;
 }
 
 bool same(const ConversationStats& a, const ConversationStats& b) {
@@ -222,6 +232,22 @@ private slots:
         QCOMPARE(QString::fromStdString(e.model_info().backend), QString("CPU"));
         QVERIFY2(e.model_info().device.find("CUDA requested but unavailable") != std::string::npos,
                  e.model_info().device.c_str());
+    }
+
+    // A file of a few kilobytes that claims a context of 2^21 positions and 32 query heads per kv
+    // head: scratch memory follows the positions used, not the claim (it once cost 4 GiB).
+    void a_huge_claimed_context_costs_nothing_up_front() {
+        const QString path = write_synthetic_gguf(dir_, "huge_context", small_config(32, 1, 2, 1 << 21), 24);
+        QVERIFY(QFileInfo(path).size() < 1 << 20);
+        const double before = resident_megabytes();
+        Engine e;
+        LoadParams p = load_params(path, int64_t(64) << 20);
+        p.n_threads = 2;
+        LLAMADESK_VERIFY_OK(e.load(p));
+        QCOMPARE(e.model_info().context_length, 1 << 21);
+        LLAMADESK_VERIFY_OK(e.generate(e.create_conversation(ChatFormat::Completion), "hello", greedy(8)).status);
+        const double grown = resident_megabytes() - before;
+        QVERIFY2(grown < 150, qPrintable(QString("resident memory grew by %1 MB").arg(grown)));
     }
 
     void restore_and_drop_turns() {

@@ -7,20 +7,20 @@ namespace llamadesk::cpu {
 
 Attention::Attention(const ModelConfig& config, int n_threads)
     : n_heads_(config.n_heads), n_kv_heads_(config.n_kv_heads), head_dim_(config.head_dim()),
-      seq_len_(config.seq_len), scratch_(size_t(n_threads)) {
+      scratch_(size_t(n_threads)) {
     const size_t rows = size_t(kQueryChunk) * size_t(config.n_rep());
     for (Scratch& s : scratch_) {
         s.queries.resize(rows * size_t(head_dim_));
         s.outputs.resize(rows * size_t(head_dim_));
-        s.scores.resize(rows * size_t(seq_len_));
-        if (head_dim_ < kNarrowHead) {
-            s.keys_t.resize(size_t(head_dim_) * size_t(seq_len_));
-            s.values_t.resize(size_t(head_dim_) * size_t(seq_len_));
-        }
     }
 }
 
 namespace {
+
+// At least `needed` elements, doubling so a conversation growing a token at a time reallocates rarely.
+void grow(std::vector<float>& v, size_t needed) {
+    if (v.size() < needed) v.resize(std::max(needed, 2 * v.size()));
+}
 
 // dst (head_dim, n_ctx) = the kv head's keys or values of positions 0 .. n_ctx - 1, transposed.
 void gather_transposed(const float* kv_pool, const KvLayout& layout, BlockTableView table, int layer, int k_or_v,
@@ -54,6 +54,7 @@ void Attention::run(ThreadPool& pool, const Kernels& kernels, int layer, const f
         const int n_rows = (t1 - t0) * n_rep;  // rows (token, query head of this kv head)
         const int n_ctx = start_pos + t1;      // positions the chunk's last token sees
         const int ld_scores = n_ctx;
+        grow(s.scores, size_t(n_rows) * size_t(n_ctx));  // each thread grows only its own scratch
 
         // queries (n_rows, head_dim): the n_rep heads of a token are adjacent in q
         for (int t = t0; t < t1; ++t)
@@ -64,6 +65,10 @@ void Attention::run(ThreadPool& pool, const Kernels& kernels, int layer, const f
             }
 
         const bool narrow = head_dim_ < kNarrowHead;
+        if (narrow) {
+            grow(s.keys_t, size_t(head_dim_) * size_t(n_ctx));
+            grow(s.values_t, size_t(head_dim_) * size_t(n_ctx));
+        }
         if (narrow) {  // scores = queries (n_rows, head_dim) . keys_t (head_dim, n_ctx)
             gather_transposed(kv_pool, layout, table, layer, 0, kv_head, head_dim_, n_ctx, s.keys_t.data());
             for (int r = 0; r < n_rows; ++r) std::fill_n(s.scores.data() + int64_t(r) * ld_scores, n_ctx, 0.0f);

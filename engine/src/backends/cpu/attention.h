@@ -30,14 +30,15 @@ private:
     static constexpr int kNarrowHead = 16;
 
     struct Scratch {
+        // Sized by the positions attended so far, not by the context length a file claims.
         std::vector<float> queries;  // (kQueryChunk * n_rep, head_dim), scaled by 1/sqrt(head_dim)
-        std::vector<float> scores;   // (kQueryChunk * n_rep, seq_len)
+        std::vector<float> scores;   // (kQueryChunk * n_rep, positions)
         std::vector<float> outputs;  // (kQueryChunk * n_rep, head_dim)
-        std::vector<float> keys_t;   // narrow heads: (head_dim, seq_len), keys by dimension
-        std::vector<float> values_t; // narrow heads: (head_dim, seq_len)
+        std::vector<float> keys_t;   // narrow heads: (head_dim, positions), keys by dimension
+        std::vector<float> values_t; // narrow heads: (head_dim, positions)
     };
 
-    int n_heads_, n_kv_heads_, head_dim_, seq_len_;
+    int n_heads_, n_kv_heads_, head_dim_;
     std::vector<Scratch> scratch_;  // one per thread
 };
 

@@ -57,7 +57,7 @@ int default_threads(int requested) {
 CpuBackend::CpuBackend(const Checkpoint& ckpt, const CpuBackendOptions& opts, const Kernels& kernels)
     : Backend(ckpt.config, kChunkTokens), weights_(ckpt.weights), storage_(ckpt.storage), kernels_(kernels),
       pool_(default_threads(opts.n_threads)), attention_(model_config(), pool_.size()),
-      rope_(model_config().head_dim(), model_config().seq_len, model_config().rope_theta) {
+      rope_(model_config().head_dim(), model_config().rope_theta) {
     const ModelConfig& c = model_config();
     check_weights(c, weights_);
     for (const LayerWeights& l : weights_.layers) norms_.push_back({to_f32(l.attention_norm), to_f32(l.ffn_norm)});
@@ -103,6 +103,7 @@ void CpuBackend::forward_chunk(std::span<const int32_t> tokens, int start_pos, B
     const int dim = c.dim, kv_dim = c.kv_dim(), hidden = c.hidden_dim;
 
     embed(weights_.token_embedding, tokens, x_.data());
+    rope_.cover(start_pos + n);
     for (int l = 0; l < c.n_layers; ++l) {
         const LayerWeights& w = weights_.layers[size_t(l)];
         rmsnorm(pool_, kernels_, x_.data(), norms_[size_t(l)].attention.data(), n, dim, c.norm_eps, xb_.data());

@@ -47,12 +47,18 @@ void add_in_place(float* x, const float* y, int64_t count) {
     for (int64_t i = 0; i < count; ++i) x[i] += y[i];
 }
 
-Rope::Rope(int head_dim, int seq_len, float rope_theta)
-    : head_dim_(head_dim), cos_(size_t(seq_len) * size_t(head_dim / 2)), sin_(cos_.size()) {
-    const int half = head_dim / 2;
-    for (int pos = 0; pos < seq_len; ++pos)
+Rope::Rope(int head_dim, float rope_theta) : head_dim_(head_dim), rope_theta_(rope_theta) {}
+
+void Rope::cover(int n_positions) {
+    const int half = head_dim_ / 2;
+    const int covered = int(cos_.size() / size_t(half));
+    if (n_positions <= covered) return;
+    const int target = std::max(n_positions, 2 * covered);  // amortised growth
+    cos_.resize(size_t(target) * size_t(half));
+    sin_.resize(cos_.size());
+    for (int pos = covered; pos < target; ++pos)
         for (int i = 0; i < half; ++i) {
-            const double freq = std::pow(double(rope_theta), -2.0 * i / head_dim);
+            const double freq = std::pow(double(rope_theta_), -2.0 * i / head_dim_);
             const double angle = pos * freq;
             cos_[size_t(pos) * half + i] = float(std::cos(angle));
             sin_[size_t(pos) * half + i] = float(std::sin(angle));

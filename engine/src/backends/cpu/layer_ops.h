@@ -28,15 +28,20 @@ void add_in_place(float* x, const float* y, int64_t count);
 
 // Rotary position embeddings, adjacent-pair convention of llama2.c and GGUF: within each head the
 // pair (2i, 2i+1) is rotated by pos * rope_theta^(-2i / head_dim).
+// The cos/sin table covers the positions used so far, not the whole context: a file may claim a
+// context of 2^21 positions, and its table would then cost gigabytes before a token is read.
 class Rope {
 public:
-    Rope(int head_dim, int seq_len, float rope_theta);
-    // x (n, n_heads * head_dim) for tokens at positions start_pos .. start_pos + n - 1
+    Rope(int head_dim, float rope_theta);
+    // Extends the table to positions 0 .. n_positions - 1 (not thread-safe; call before apply).
+    void cover(int n_positions);
+    // x (n, n_heads * head_dim) for tokens at positions start_pos .. start_pos + n - 1, all covered
     void apply(float* x, int n, int n_heads, int start_pos) const;
 
 private:
     int head_dim_;
-    std::vector<float> cos_, sin_;  // (seq_len, head_dim / 2)
+    float rope_theta_;
+    std::vector<float> cos_, sin_;  // (positions covered, head_dim / 2)
 };
 
 // Writes k and v (n, n_kv_heads * head_dim) of one layer into the pool slots of positions
