@@ -7,6 +7,7 @@
 #include "model/checkpoint.h"
 #include "readers/gguf_reader.h"
 #include "readers/hf_reader.h"
+#include "readers/meta_reader.h"
 #include "readers/llama2c_reader.h"
 #include "readers/mapped_file.h"
 #include "readers/tokenizer_locator.h"
@@ -70,26 +71,36 @@ Checkpoint read_by_content(const std::shared_ptr<const MappedFile>& file, bool w
         fail(ErrorCode::BadFormat, file->path() + " is not in a Hugging Face model folder (config.json beside "
                                                   "model.safetensors or model.safetensors.index.json)");
     if (ext == ".pth" || ext == ".pt")
-        fail(ErrorCode::Unsupported, file->path() + ": " + ext +
-                                         " checkpoints are not supported yet (GGUF and llama2.c "
-                                         ".bin are)");
+        fail(ErrorCode::BadFormat, file->path() + " is not in a Meta checkpoint folder (params.json beside "
+                                                  "consolidated.00.pth)");
     // llama2.c files have no magic (legacy header) or "ak42"; the reader checks every field.
     return read_llama2c_checkpoint(file);
 }
 
-// A Hugging Face folder named by itself, its config.json or one of its safetensors files.
-std::string hf_folder_of(const std::string& path) {
+enum class FolderFormat { None, HuggingFace, Meta };
+
+struct FolderCheckpoint {
+    FolderFormat format = FolderFormat::None;
+    std::string dir;
+};
+
+// A Hugging Face or Meta folder named by itself or by one of its files (config.json or a
+// .safetensors; params.json or a consolidated.*.pth).
+FolderCheckpoint folder_checkpoint_of(const std::string& path) {
     std::error_code ec;
-    if (fs::is_directory(path, ec)) return is_hf_folder(path) ? path : std::string();
     const fs::path p(path);
-    const bool member = p.filename() == "config.json" || p.extension() == ".safetensors";
-    const std::string dir = p.parent_path().empty() ? std::string(".") : p.parent_path().string();
-    return member && is_hf_folder(dir) ? dir : std::string();
+    const bool is_dir = fs::is_directory(path, ec);
+    const std::string dir = is_dir ? path : p.parent_path().empty() ? std::string(".") : p.parent_path().string();
+    const bool hf_member = is_dir || p.filename() == "config.json" || p.extension() == ".safetensors";
+    const bool meta_member = is_dir || p.filename() == "params.json" || p.extension() == ".pth";
+    if (hf_member && is_hf_folder(dir)) return {FolderFormat::HuggingFace, dir};
+    if (meta_member && is_meta_folder(dir)) return {FolderFormat::Meta, dir};
+    return {};
 }
 
 // tokenizer.model beside the weights; a folder with only tokenizer.json is told what to do.
-std::string hf_tokenizer(const std::string& dir, int vocab_size) {
-    std::string found = find_tokenizer_beside((fs::path(dir) / "config.json").string(), vocab_size);
+std::string folder_tokenizer(const std::string& dir, int vocab_size) {
+    std::string found = find_tokenizer_beside((fs::path(dir) / "weights").string(), vocab_size);  // looks in dir
     std::error_code ec;
     if (found.empty() && fs::is_regular_file(fs::path(dir) / "tokenizer.json", ec))
         fail(ErrorCode::TokenizerMismatch,
@@ -103,15 +114,18 @@ std::string hf_tokenizer(const std::string& dir, int vocab_size) {
 Checkpoint open_checkpoint(const std::string& path, const std::string& tokenizer_path) {
     std::error_code ec;
     if (!fs::exists(path, ec)) fail(ErrorCode::FileNotFound, "model " + path + " does not exist");
-    const std::string hf_dir = hf_folder_of(path);
-    const std::string file_path = !hf_dir.empty() ? hf_dir : fs::is_directory(path, ec) ? pick_checkpoint_in(path) : path;
-    Checkpoint ckpt = !hf_dir.empty() ? read_hf_checkpoint(hf_dir)
-                                      : read_by_content(std::make_shared<const MappedFile>(file_path), tokenizer_path.empty());
+    const FolderCheckpoint folder = folder_checkpoint_of(path);
+    const std::string file_path = folder.format != FolderFormat::None ? folder.dir
+                                  : fs::is_directory(path, ec)         ? pick_checkpoint_in(path)
+                                                                       : path;
+    Checkpoint ckpt = folder.format == FolderFormat::HuggingFace ? read_hf_checkpoint(folder.dir)
+                      : folder.format == FolderFormat::Meta      ? read_meta_checkpoint(folder.dir)
+                      : read_by_content(std::make_shared<const MappedFile>(file_path), tokenizer_path.empty());
 
     if (!tokenizer_path.empty()) {
         ckpt.tokenizer = tokenizer_from_path(tokenizer_path);
-    } else if (!hf_dir.empty()) {
-        ckpt.tokenizer.model_file = hf_tokenizer(hf_dir, ckpt.config.vocab_size);
+    } else if (folder.format != FolderFormat::None) {
+        ckpt.tokenizer.model_file = folder_tokenizer(folder.dir, ckpt.config.vocab_size);
     } else if (!ckpt.tokenizer.embedded) {
         ckpt.tokenizer.model_file = find_tokenizer_beside(file_path, ckpt.config.vocab_size);
     }

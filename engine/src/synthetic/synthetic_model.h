@@ -26,6 +26,11 @@ void write_gguf(const Checkpoint& ckpt, const std::string& path);
 // named as save_pretrained names them) and tokenizer.model from an embedded vocabulary. F32, F16
 // and BF16 weights only.
 void write_hf(const Checkpoint& ckpt, const std::string& dir, int n_shards = 1);
+// A Meta folder: params.json (multiple_of and ffn_dim_multiplier chosen so Meta's FFN formula gives
+// hidden_dim), consolidated.NN.pth per model-parallel shard, split as Meta's layers shard, and
+// tokenizer.model from an embedded vocabulary. F32, F16 and BF16 weights; norms are stored in the
+// matrices' type, as Meta stores them.
+void write_meta(const Checkpoint& ckpt, const std::string& dir, int n_shards = 1);
 // llama2.c legacy format (F32 only).
 void write_llama2c(const Checkpoint& ckpt, const std::string& path);
 

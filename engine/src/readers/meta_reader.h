@@ -1,0 +1,25 @@
+// Meta's own checkpoint folders: params.json, consolidated.00.pth ... (torch.save zip archives,
+// read through read_zip_entries and the restricted unpickler) and tokenizer.model. One shard is
+// used in place, memory-mapped as stored (bf16 as Meta ships it, f16, f32). Model-parallel shards
+// (13B: 2, 70B: 8) are joined at load into buffers the checkpoint owns, split the way Meta's
+// layers shard: wq, wk, wv, w1, w3 and output by rows, wo, w2 and tok_embeddings by columns,
+// norms replicated.
+#pragma once
+
+#include <string>
+
+#include "model/checkpoint.h"
+#include "model/model_config.h"
+
+namespace llamadesk {
+
+// Meta's FFN width (llama/model.py): two thirds of 4 * dim, times ffn_dim_multiplier when given,
+// rounded up to a multiple of multiple_of.
+int meta_ffn_width(int dim, int multiple_of, double ffn_dim_multiplier);
+
+// A folder holding params.json and consolidated.00.pth.
+bool is_meta_folder(const std::string& dir);
+
+Checkpoint read_meta_checkpoint(const std::string& dir);
+
+}  // namespace llamadesk
