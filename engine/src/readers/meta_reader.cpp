@@ -30,19 +30,19 @@ std::string shard_name(int k) {
     return name;
 }
 
-struct Params {
-    ModelConfig config;  // vocab_size and hidden_dim come from the tensors
-    int multiple_of = 256;
-    double ffn_dim_multiplier = 0;  // 0: absent
-};
-
-Params read_params(const fs::path& path) {
+std::string read_params_file(const fs::path& path) {
+    std::error_code ec;
+    if (fs::file_size(path, ec) > (1 << 20)) fail(ErrorCode::BadFormat, path.string() + " is too large for a params.json");
     std::ifstream in(path, std::ios::binary);
     std::ostringstream text;
     text << in.rdbuf();
-    if (text.str().size() > (1 << 20)) fail(ErrorCode::BadFormat, path.string() + " is too large for a params.json");
-    const std::string where = path.string();
-    const JsonValue root = parse_json(text.str(), where);
+    return text.str();
+}
+
+}  // namespace
+
+MetaParams parse_meta_params(const std::string& text, const std::string& where) {
+    const JsonValue root = parse_json(text, where);
     if (!root.is_object()) fail(ErrorCode::BadFormat, where + " is not a JSON object");
     auto number = [&](const char* key, bool required, double fallback) {
         const JsonValue* v = root.find(key);
@@ -60,7 +60,7 @@ Params read_params(const fs::path& path) {
             fail(ErrorCode::BadFormat, where + ": \"" + key + "\" is " + std::to_string(v) + ", expected a whole number");
         return int(v);
     };
-    Params p;
+    MetaParams p;
     ModelConfig& c = p.config;
     c.dim = whole("dim", true, 0);
     c.n_layers = whole("n_layers", true, 0);
@@ -79,6 +79,8 @@ Params read_params(const fs::path& path) {
     c.vocab_size = vocab;  // -1 in Llama 2's files: the embedding table says
     return p;
 }
+
+namespace {
 
 struct Piece {
     const PickledTensor* tensor;
@@ -177,7 +179,7 @@ bool is_meta_folder(const std::string& dir) {
 
 Checkpoint read_meta_checkpoint(const std::string& dir) {
     const fs::path folder(dir);
-    Params params = read_params(folder / "params.json");
+    MetaParams params = parse_meta_params(read_params_file(folder / "params.json"), (folder / "params.json").string());
     auto storage = std::make_shared<CheckpointStorage>();
     std::vector<Shard> shards;
     std::error_code ec;

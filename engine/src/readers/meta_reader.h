@@ -17,6 +17,15 @@ namespace llamadesk {
 // rounded up to a multiple of multiple_of.
 int meta_ffn_width(int dim, int multiple_of, double ffn_dim_multiplier);
 
+// params.json: the hyper-parameters it states (vocab_size may be -1 and hidden_dim is left 0: the
+// tensors say them) and the FFN formula's inputs.
+struct MetaParams {
+    ModelConfig config;
+    int multiple_of = 256;
+    double ffn_dim_multiplier = 0;  // 0: absent
+};
+MetaParams parse_meta_params(const std::string& text, const std::string& path);
+
 // A folder holding params.json and consolidated.00.pth.
 bool is_meta_folder(const std::string& dir);
 
