@@ -133,7 +133,7 @@ Item {
         id: fileDialog
         objectName: "fileDialog"
         title: qsTr("Open a checkpoint")
-        nameFilters: [qsTr("Checkpoints (*.gguf *.bin *.safetensors config.json)"), qsTr("All files (*)")]
+        nameFilters: [qsTr("Checkpoints (*.gguf *.bin *.safetensors config.json *.pth params.json)"), qsTr("All files (*)")]
         currentFolder: root.app.settings.lastFolder
         onAccepted: {
             const file = String(selectedFile)  // moving the dialog to the remembered folder clears it

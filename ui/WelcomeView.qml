@@ -32,6 +32,7 @@ Item {
                        + "* a **llama2.c** file (`.bin`) with its SentencePiece `tokenizer.model` beside it "
                        + "(for stories260K: `tok512.model`);\n"
                        + "* a **Hugging Face** model folder (`config.json`, `*.safetensors` and `tokenizer.model`);\n"
+                       + "* a **Meta** folder (`params.json`, `consolidated.00.pth` … and `tokenizer.model`);\n"
                        + "* or a folder holding one of these.\n\n"
                        + "You can also drop a file onto this window.")
         }
