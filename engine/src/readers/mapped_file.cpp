@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 
 #include "core/error.h"
@@ -32,6 +33,13 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
         data_ = static_cast<const uint8_t*>(p);
     }
     ::close(fd);  // the mapping stays valid without the descriptor
+}
+
+void MappedFile::release(const void* begin, uint64_t n) const {
+    const uint64_t page = uint64_t(sysconf(_SC_PAGESIZE));
+    const uint64_t from = (uint64_t(static_cast<const uint8_t*>(begin) - data_) + page - 1) / page * page;
+    const uint64_t to = std::min(size_, uint64_t(static_cast<const uint8_t*>(begin) - data_) + n) / page * page;
+    if (data_ && to > from) ::madvise(const_cast<uint8_t*>(data_) + from, to - from, MADV_DONTNEED);
 }
 
 MappedFile::~MappedFile() {

@@ -17,6 +17,9 @@ public:
     const uint8_t* data() const { return data_; }
     uint64_t size() const { return size_; }
     const std::string& path() const { return path_; }
+    // Drops the pages of [begin, begin + n) from this process's memory: they were read once (copied
+    // elsewhere) and are not needed again; a later read would fetch them from the file again.
+    void release(const void* begin, uint64_t n) const;
 
 private:
     std::string path_;

@@ -186,9 +186,11 @@ Checkpoint read_meta_checkpoint(const std::string& dir) {
     for (int k = 0; fs::is_regular_file(folder / shard_name(k), ec); ++k) {
         if (k == kMaxShards) fail(ErrorCode::BadFormat, dir + " holds more than " + std::to_string(kMaxShards) + " shards");
         shards.push_back(read_shard(folder / shard_name(k), *storage));
-        storage->files.push_back(shards.back().file);
     }
     const int n = int(shards.size());
+    // Shard 0's tensors are used in place (all of them for one shard, the replicated norms for
+    // several); the other shards are copied into joined matrices, and their files go after loading.
+    storage->files.push_back(shards[0].file);
 
     // The tensors say the vocabulary and FFN widths; params.json must agree with the FFN's.
     auto piece = [&](int k, TensorRole role, int layer) -> const Piece& {
@@ -244,6 +246,8 @@ Checkpoint read_meta_checkpoint(const std::string& dir) {
                                                      : joined + r * view.row_bytes() + k * piece_row;
                     std::memcpy(dst, pieces[size_t(k)]->data + r * piece_row, size_t(piece_row));
                 }
+            // the copied pieces leave memory now, so joining never holds a model twice
+            for (int k = 0; k < n; ++k) shards[size_t(k)].file->release(pieces[size_t(k)]->data, uint64_t(rows * piece_row));
             view.data = joined;
         }
         if (slot.is_norm()) view = storage->as_f32(view);
