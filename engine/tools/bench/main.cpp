@@ -23,7 +23,10 @@ using namespace llamadesk;
 namespace {
 
 struct Options {
-    std::string model, synthetic, write_gguf, backend = "cpu";
+    std::string model, synthetic, backend = "cpu";
+    std::string write_gguf, write_hf, write_meta;  // save the synthetic model instead of timing it
+    int shards = 1;
+    bool writes() const { return !write_gguf.empty() || !write_hf.empty() || !write_meta.empty(); }
     WeightMix mix = DType::F32;
     int threads = 0;
     bool json = false;
@@ -44,6 +47,9 @@ const char* usage() {
            "  --cuda-decode gemv|cublas  single-token products: our GEMV or cuBLAS (default gemv)\n"
            "  --repeats N         samples per figure, the median is reported (default 5)\n"
            "  --write-gguf PATH   save the synthetic model as GGUF and exit\n"
+           "  --write-hf DIR      ... as a Hugging Face folder (safetensors) and exit\n"
+           "  --write-meta DIR    ... as a Meta folder (consolidated.NN.pth) and exit\n"
+           "  --shards N          files for --write-hf / --write-meta (default 1)\n"
            "  --cpu-time          time with process CPU time, not the wall clock (for one thread on a\n"
            "                      machine busy with other work)\n"
            "  --json              print the results as one JSON object\n";
@@ -74,6 +80,9 @@ Options parse_options(int argc, char** argv) {
         if (arg == "--model") o.model = value;
         else if (arg == "--synthetic") o.synthetic = value;
         else if (arg == "--write-gguf") o.write_gguf = value;
+        else if (arg == "--write-hf") o.write_hf = value;
+        else if (arg == "--write-meta") o.write_meta = value;
+        else if (arg == "--shards") o.shards = parse_int(arg, value);
         else if (arg == "--backend") o.backend = value;
         else if (arg == "--threads") o.threads = parse_int(arg, value);
         else if (arg == "--cuda-graphs" && (value == "on" || value == "off")) o.cuda_graphs = value == "on";
@@ -89,8 +98,8 @@ Options parse_options(int argc, char** argv) {
     }
     if (o.model.empty() == o.synthetic.empty())
         fail(ErrorCode::InvalidArgument, "give exactly one of --model PATH and --synthetic NAME (see --help)");
-    if (!o.write_gguf.empty() && o.synthetic.empty())
-        fail(ErrorCode::InvalidArgument, "--write-gguf saves a --synthetic model");
+    if (o.writes() && o.synthetic.empty())
+        fail(ErrorCode::InvalidArgument, "--write-gguf, --write-hf and --write-meta save a --synthetic model");
     if (o.backend != "cpu" && o.backend != "cuda")
         fail(ErrorCode::InvalidArgument, "--backend expects cpu or cuda, not '" + o.backend + "'");
     return o;
@@ -166,7 +175,7 @@ int main(int argc, char** argv) {
     try {
         Options o = parse_options(argc, argv);
         // plain-float synthetic weights for the GPU are made on the GPU itself
-        const bool on_gpu_weights = o.backend == "cuda" && !o.synthetic.empty() && o.write_gguf.empty() &&
+        const bool on_gpu_weights = o.backend == "cuda" && !o.synthetic.empty() && !o.writes() &&
                                     !o.mix.medium && !weight_type(o.mix.base).quantized();
         const Checkpoint ckpt = !o.model.empty() ? open_checkpoint(o.model)
                                 : on_gpu_weights ? synthetic_shapes(synthetic_config(o.synthetic), o.mix.base)
@@ -175,9 +184,11 @@ int main(int argc, char** argv) {
             o.plan.prefill_tokens = {512};
             o.plan.decode_positions = {16, 1024, 4000};
         }
-        if (!o.write_gguf.empty()) {
-            write_gguf(ckpt, o.write_gguf);
-            std::fprintf(stderr, "wrote %s\n", o.write_gguf.c_str());
+        if (o.writes()) {
+            if (!o.write_gguf.empty()) write_gguf(ckpt, o.write_gguf);
+            if (!o.write_hf.empty()) write_hf(ckpt, o.write_hf, o.shards);
+            if (!o.write_meta.empty()) write_meta(ckpt, o.write_meta, o.shards);
+            std::fprintf(stderr, "wrote %s%s%s\n", o.write_gguf.c_str(), o.write_hf.c_str(), o.write_meta.c_str());
             return 0;
         }
         const int threads = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -68,24 +69,28 @@ GenerationResult stream(Engine& engine, ConversationId id, const std::string& te
     return r;
 }
 
-// This process's resident memory (VmRSS), or -1 where /proc is unavailable.
-double resident_megabytes() {
-    std::FILE* statm = std::fopen("/proc/self/statm", "r");
-    if (statm == nullptr) return -1;
-    long size = 0, resident = -1;
-    const bool ok = std::fscanf(statm, "%ld %ld", &size, &resident) == 2;
-    std::fclose(statm);
-    return ok ? double(resident) * double(sysconf(_SC_PAGESIZE)) / 1e6 : -1;
+// A line of /proc/self/status in MB ("VmRSS": resident now, "VmHWM": the peak), or -1.
+double status_megabytes(const char* field) {
+    std::FILE* status = std::fopen("/proc/self/status", "r");
+    if (status == nullptr) return -1;
+    char line[256];
+    double kb = -1;
+    const size_t n = std::strlen(field);
+    while (std::fgets(line, sizeof line, status))
+        if (std::strncmp(line, field, n) == 0 && line[n] == ':') kb = std::atof(line + n + 1);
+    std::fclose(status);
+    return kb < 0 ? -1 : kb * 1024 / 1e6;
 }
 
 void load(Engine& engine, const cli::Options& o) {
     check(engine.load(o.load));
     const ModelInfo info = engine.model_info();
     std::fprintf(stderr,
-                 "[llamadesk] %s: %s (%.1f MB, %.2f bytes/param; %.0f MB resident after load), %d layers, "
+                 "[llamadesk] %s: %s (%.1f MB, %.2f bytes/param; %.0f MB resident after load, peak %.0f MB), %d layers, "
                  "%d heads / %d kv heads, context %d, %s on %s (%s)\n",
                  info.name.c_str(), info.weight_types.c_str(), double(info.weight_bytes) / 1e6,
-                 double(info.weight_bytes) / double(info.n_params), resident_megabytes(), info.n_layers, info.n_heads, info.n_kv_heads,
+                 double(info.weight_bytes) / double(info.n_params), status_megabytes("VmRSS"), status_megabytes("VmHWM"),
+                 info.n_layers, info.n_heads, info.n_kv_heads,
                  info.context_length, info.format.c_str(), info.backend.c_str(), info.device.c_str());
 }
 
