@@ -13,6 +13,7 @@ float round_to(float x, DType dtype) {
     case DType::F32: return x;
     case DType::F16: return f16_to_f32(f32_to_f16(x));
     case DType::BF16: return bf16_to_f32(f32_to_bf16(x));
+    default: break;  // plain floats only
     }
     return x;
 }

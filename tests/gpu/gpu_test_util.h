@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "backends/cuda/device_buffer.h"
-#include "model/dtype.h"
+#include "model/weight_types.h"
 
 namespace llamadesk::test {
 

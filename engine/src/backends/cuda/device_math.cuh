@@ -9,7 +9,7 @@
 #include <string>
 
 #include "core/error.h"
-#include "model/dtype.h"
+#include "model/weight_types.h"
 
 namespace llamadesk::cuda {
 
@@ -57,8 +57,9 @@ void dispatch_dtype(DType dtype, F&& f) {
     case DType::F32: f.template operator()<float>(); return;
     case DType::F16: f.template operator()<__half>(); return;
     case DType::BF16: f.template operator()<__nv_bfloat16>(); return;
+    default: break;  // block types have their own kernels (weight_kernels.h)
     }
-    fail(ErrorCode::Internal, "unknown dtype in a CUDA kernel dispatch");
+    fail(ErrorCode::Internal, std::string("no plain-float CUDA kernel for ") + dtype_name(dtype));
 }
 
 // The same for the KV cache, which is F16 or F32 (see cuda_backend.cpp).
@@ -67,7 +68,7 @@ void dispatch_kv_dtype(DType dtype, F&& f) {
     switch (dtype) {
     case DType::F32: f.template operator()<float>(); return;
     case DType::F16: f.template operator()<__half>(); return;
-    case DType::BF16: break;
+    default: break;
     }
     fail(ErrorCode::Internal, std::string("no CUDA kernels for a KV cache in ") + dtype_name(dtype));
 }

@@ -1,6 +1,8 @@
 #include "backends/cuda/gemm.h"
 
 #include "backends/cuda/cuda_check.h"
+#include "core/error.h"
+#include "model/weight_types.h"
 
 namespace llamadesk::cuda {
 
@@ -13,8 +15,9 @@ cudaDataType_t cuda_type(DType dtype) {
     case DType::F32: return CUDA_R_32F;
     case DType::F16: return CUDA_R_16F;
     case DType::BF16: return CUDA_R_16BF;
+    default: break;  // blocks are widened to F16 before they reach cuBLAS
     }
-    return CUDA_R_32F;
+    fail(ErrorCode::Internal, std::string("cuBLAS cannot read ") + dtype_name(dtype));
 }
 
 }  // namespace
