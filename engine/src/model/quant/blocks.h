@@ -6,6 +6,13 @@
 
 #include <cstdint>
 
+// The CUDA kernels decode blocks with the same helpers.
+#ifdef __CUDACC__
+#define LLAMADESK_HOST_DEVICE __host__ __device__
+#else
+#define LLAMADESK_HOST_DEVICE
+#endif
+
 namespace llamadesk::quant {
 
 inline constexpr int kBlock32 = 32;    // Q8_0, Q4_0, Q4_1, Q5_0, Q5_1
@@ -80,7 +87,7 @@ static_assert(sizeof(BlockQ5_0) == 22 && sizeof(BlockQ5_1) == 24);
 static_assert(sizeof(BlockQ4_K) == 144 && sizeof(BlockQ5_K) == 176 && sizeof(BlockQ6_K) == 210);
 
 // Sub-block s (< 8) of a Q4_K/Q5_K super-block: its 6-bit scale and min.
-inline void unpack_k_scale(const uint8_t* scales, int s, uint8_t& scale, uint8_t& min) {
+LLAMADESK_HOST_DEVICE inline void unpack_k_scale(const uint8_t* scales, int s, uint8_t& scale, uint8_t& min) {
     if (s < 4) {
         scale = scales[s] & 63;
         min = scales[s + 4] & 63;
