@@ -5,6 +5,8 @@
 //   F16 / BF16 weights (and F32 converted to them): the top token agrees at every step where the
 //   CPU's two best logits differ by more than kMargin, and KL(cpu || cuda) < kKlBoundF16
 //   (F16) or kKlBoundBf16 (BF16) at every step.
+// Block types (Q8_0 ... Q6_K, and llama.cpp's Q4_K_M / Q5_K_M mixes): the device reads the blocks
+// the CPU widens, with F16 activations, so the F16 bounds apply.
 // stories260K (a real trained model), from BOS: the top token must agree at every step with no
 // margin in F32 and F16 (BF16 keeps the margin rule), and its greedy text must be the CPU's token
 // for token (F32 kept and F16).
@@ -14,6 +16,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <random>
 
 #include "backends/backend.h"
@@ -175,6 +178,40 @@ private slots:
         opts.keep_f32 = mode == int(Mode::F32);
         const DType device = stored != DType::F32 ? stored : opts.keep_f32 ? DType::F32 : DType::BF16;
         compare_backends(ckpt, opts, device, random_prompt(prompt_len, config.vocab_size), 20, false);
+    }
+
+    // Blocks as stored on the device. Shapes: rows of whole 256-blocks with the _M recipes giving
+    // wv and w2 Q6_K on layers 2 and 3 (so q|k|v is a Q4_K part and a Q6_K part); a hidden size of
+    // 1376, whose w2 falls back to Q5_0/Q5_1/Q8_0 as llama.cpp does; a prompt of two prefill chunks.
+    void block_types_data() {
+        QTest::addColumn<ModelConfig>("config");
+        QTest::addColumn<QString>("mix");
+        QTest::addColumn<bool>("tied");
+        QTest::addColumn<int>("prompt_len");
+        const ModelConfig k_rows{256, 768, 4, 4, 2, 333, 256};
+        bool tied = false;
+        for (const char* mix : {"q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "q4_k", "q5_k", "q6_k", "q4_k_m", "q5_k_m"}) {
+            QTest::addRow("k rows %s%s", mix, tied ? " tied" : "") << k_rows << QString(mix) << tied << 37;
+            tied = !tied;
+        }
+        QTest::addRow("fallback rows q4_k_m") << ModelConfig{512, 1376, 2, 8, 2, 1000, 128} << QString("q4_k_m") << false << 33;
+        QTest::addRow("fallback rows q6_k tied") << ModelConfig{512, 1376, 2, 8, 2, 1000, 128} << QString("q6_k") << true << 33;
+        QTest::addRow("long prompt q4_k_m") << ModelConfig{256, 512, 2, 4, 4, 512, 1024} << QString("q4_k_m") << false << 700;
+    }
+    void block_types() {
+        QFETCH(ModelConfig, config);
+        QFETCH(QString, mix);
+        QFETCH(bool, tied);
+        QFETCH(int, prompt_len);
+        const std::optional<WeightMix> m = WeightMix::parse(mix.toStdString());
+        QVERIFY(m.has_value());
+        const Checkpoint ckpt = make_synthetic_checkpoint(config, *m, 12, tied);
+        compare_backends(ckpt, {}, DType::F16, random_prompt(prompt_len, config.vocab_size), 20, false);
+        if (QTest::currentTestFailed()) return;
+        // prefill's slabs widened for cuBLAS and decode's block GEMV through cuBLAS too
+        CudaBackendOptions cublas;
+        cublas.decode_with_cublas = true;
+        compare_backends(ckpt, cublas, DType::F16, random_prompt(9, config.vocab_size), 5, false);
     }
 
     // The decode step replayed from a CUDA graph, run eagerly, and through cuBLAS instead of our

@@ -113,7 +113,7 @@ std::unique_ptr<Backend> make_backend(const Options& o, const Checkpoint& ckpt) 
         opts.use_graphs = o.cuda_graphs;
         opts.decode_with_cublas = o.cuda_decode_cublas;
         // synthetic weights are made on the GPU itself (ckpt then holds only their shapes)
-        if (!o.synthetic.empty()) return make_cuda_backend_synthetic(ckpt.config, o.mix.base, 1, opts);
+        if (!o.synthetic.empty()) return make_cuda_backend_synthetic(ckpt.config, o.mix, 1, opts);
         return make_cuda_backend(ckpt, opts);
     }
     CpuBackendOptions opts;
@@ -174,11 +174,11 @@ void print_json(const Options& o, const Checkpoint& ckpt, const Backend& backend
 int main(int argc, char** argv) {
     try {
         Options o = parse_options(argc, argv);
-        // plain-float synthetic weights for the GPU are made on the GPU itself
-        const bool on_gpu_weights = o.backend == "cuda" && !o.synthetic.empty() && !o.writes() &&
-                                    !o.mix.medium && !weight_type(o.mix.base).quantized();
+        // synthetic weights for the GPU are made there (blocks: a short run quantized on the host,
+        // repeated): quantizing 7B's 6.7 G weights on the host would take minutes
+        const bool on_gpu_weights = o.backend == "cuda" && !o.synthetic.empty() && !o.writes();
         const Checkpoint ckpt = !o.model.empty() ? open_checkpoint(o.model)
-                                : on_gpu_weights ? synthetic_shapes(synthetic_config(o.synthetic), o.mix.base)
+                                : on_gpu_weights ? synthetic_shapes(synthetic_config(o.synthetic), o.mix)
                                                  : make_synthetic_checkpoint(synthetic_config(o.synthetic), o.mix, 1);
         if (o.backend == "cuda") {  // the CUDA rows: long contexts, a 512-token prompt
             o.plan.prefill_tokens = {512};

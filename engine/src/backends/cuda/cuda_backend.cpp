@@ -4,6 +4,7 @@
 
 #include "backends/cuda/cuda_bench_support.h"
 #include "backends/cuda/kernels.h"
+#include "backends/cuda/weight_kernels.h"
 #include "core/error.h"
 #include "sampling/sampler.h"
 
@@ -13,6 +14,11 @@ namespace {
 
 // Tokens per forward_chunk(); the activation buffers hold this many rows.
 constexpr int kChunkTokens = 512;
+
+// Elements of a matrix in blocks widened to F16 at once for cuBLAS: 32 MiB of scratch, next to
+// 262 MB for a widened copy of 7B's classifier, and at 7B's 4096 columns still a slab of 4096 rows,
+// a GEMM large enough to keep the tensor cores busy.
+constexpr int64_t kWidenElements = int64_t(16) << 20;
 
 // Decode splits each head's positions so that n_heads * splits blocks put about 8 blocks (32
 // warps) on every multiprocessor: each warp walks its positions one by one, so long contexts
@@ -33,13 +39,13 @@ DType kv_dtype_for(DType weights) {
 CudaBackend::CudaBackend(const DeviceInfo& device, const CudaBackendOptions& opts,
                          std::unique_ptr<Stream> stream, DeviceModel model)
     : Backend(model.config, kChunkTokens), device_(device), opts_(opts), stream_(std::move(stream)),
-      model_(std::move(model)), gemm_(stream_->get()), kv_dtype_(kv_dtype_for(model_.dtype)) {
+      model_(std::move(model)), gemm_(stream_->get()), kv_dtype_(kv_dtype_for(model_.activation_dtype)) {
     const ModelConfig& c = model_.config;
     if (!attention_supports_head_dim(c.head_dim()))
         fail(ErrorCode::Unsupported, "the CUDA backend does not support head_dim " +
                                          std::to_string(c.head_dim()) + "; use the CPU backend");
     decode_splits_ = decode_splits_for(device_, c);
-    const size_t b = size_t(chunk_tokens()), el = size_t(weight_type(model_.dtype).bytes(1));
+    const size_t b = size_t(chunk_tokens()), el = size_t(weight_type(model_.activation_dtype).bytes(1));
     const size_t q_dim = size_t(c.n_heads) * c.head_dim(), kv_dim = size_t(c.kv_dim());
     x_ = DeviceBuffer(b * c.dim * sizeof(float), "activations");
     xb_ = DeviceBuffer(b * std::max<size_t>(c.dim, q_dim) * el, "activations");
@@ -50,6 +56,8 @@ CudaBackend::CudaBackend(const DeviceInfo& device, const CudaBackendOptions& opt
     logits_ = DeviceBuffer(b * c.vocab_size * sizeof(float), "logits");
     partials_ = DeviceBuffer(std::max<size_t>(b, decode_splits_) * c.n_heads * (c.head_dim() + 2) *
                                  sizeof(float), "attention partials");
+    if (const int64_t largest = model_.largest_block_part(); largest > 0)
+        widened_ = DeviceBuffer(size_t(std::min(largest, kWidenElements)) * 2, "widened weights");
 }
 
 CudaBackend::~CudaBackend() { cudaStreamSynchronize(stream_->get()); }
@@ -100,43 +108,60 @@ AttentionShape CudaBackend::attention_shape(int n_tokens, int layer) const {
     return s;
 }
 
-void CudaBackend::matmul(const void* w, const void* x, int rows, int cols, int n, float* y,
-                         bool accumulate) {
-    if (n == 1 && !opts_.decode_with_cublas)
-        gemv(w, x, model_.dtype, rows, cols, y, accumulate, stream_->get());
-    else
-        gemm_.matmul(w, x, model_.dtype, rows, cols, n, y, accumulate);
+void CudaBackend::matmul(const DeviceMatrix& w, const void* x, int n, float* y, bool accumulate) {
+    const cudaStream_t st = stream_->get();
+    const int cols = int(w.cols), ldy = int(w.rows);
+    int64_t first_row = 0;
+    for (const DeviceMatrix::Part& p : w.parts) {
+        const WeightKernels& k = weight_kernels(p.dtype);
+        const int rows = int(p.rows);
+        float* yp = y + first_row;  // this part's rows of every token's output
+        if (n == 1 && !opts_.decode_with_cublas) {
+            k.gemv(p.data.get(), x, rows, cols, yp, accumulate, st);
+        } else if (!k.to_f16) {
+            gemm_.matmul(p.data.get(), x, p.dtype, rows, cols, n, yp, ldy, accumulate);
+        } else {
+            const int slab = int(std::max<int64_t>(1, kWidenElements / cols));
+            const int64_t row_bytes = weight_type(p.dtype).bytes(cols);
+            for (int r = 0; r < rows; r += slab) {
+                const int m = std::min(slab, rows - r);
+                k.to_f16(p.data.as<char>() + r * row_bytes, m, cols, widened_.get(), st);
+                gemm_.matmul(widened_.get(), x, DType::F16, m, cols, n, yp + r, ldy, accumulate);
+            }
+        }
+        first_row += p.rows;
+    }
 }
 
 // One pass of the model over n tokens, as in Meta's model.py:
 //   h = x + wo(attention(rope(wq, wk, wv (norm(x)))));  x = h + w2(silu(w1 norm(h)) * w3 norm(h))
 void CudaBackend::enqueue_forward(int n, int logit_rows) {
     const ModelConfig& c = model_.config;
-    const DType dt = model_.dtype;
+    const DType dt = model_.activation_dtype;
     const cudaStream_t st = stream_->get();
-    const int q_dim = c.n_heads * c.head_dim(), qkv_dim = q_dim + 2 * c.kv_dim();
     float* x = x_.as<float>();
 
-    embedding_lookup(steps_.d_tokens(), n, model_.token_embedding.get(), dt, c.vocab_size, c.dim, x, st);
+    const DeviceMatrix::Part& table = model_.token_embedding.parts.front();
+    weight_kernels(table.dtype).embed(steps_.d_tokens(), n, table.data.get(), c.vocab_size, c.dim, x, st);
     for (int l = 0; l < c.n_layers; ++l) {
         const DeviceLayer& w = model_.layers[size_t(l)];
         const AttentionShape s = attention_shape(n, l);
         rmsnorm(x, w.attention_norm.as<float>(), n, c.dim, c.norm_eps, xb_.get(), dt, st);
-        matmul(w.wqkv.get(), xb_.get(), qkv_dim, c.dim, n, qkv_.as<float>(), false);
+        matmul(w.wqkv, xb_.get(), n, qkv_.as<float>(), false);
         rope_write_kv(qkv_.as<float>(), s, c.rope_theta, kv_pool_.get(), kv_dtype_, st);
         attention(qkv_.as<float>(), s, kv_pool_.get(), kv_dtype_, n == 1 ? decode_splits_ : 1,
                   partials_.as<float>(), att_.get(), dt, st);
-        matmul(w.wo.get(), att_.get(), c.dim, q_dim, n, x, true);  // x += wo att
+        matmul(w.wo, att_.get(), n, x, true);  // x += wo att
 
         rmsnorm(x, w.ffn_norm.as<float>(), n, c.dim, c.norm_eps, xb_.get(), dt, st);
-        matmul(w.w13.get(), xb_.get(), 2 * c.hidden_dim, c.dim, n, gate_up_.as<float>(), false);
+        matmul(w.w13, xb_.get(), n, gate_up_.as<float>(), false);
         swiglu(gate_up_.as<float>(), n, c.hidden_dim, hb_.get(), dt, st);
-        matmul(w.w2.get(), hb_.get(), c.dim, c.hidden_dim, n, x, true);  // x += w2 hb
+        matmul(w.w2, hb_.get(), n, x, true);  // x += w2 hb
     }
     if (logit_rows == 0) return;
     const float* last = x + int64_t(n - logit_rows) * c.dim;
     rmsnorm(last, model_.final_norm.as<float>(), logit_rows, c.dim, c.norm_eps, xb_.get(), dt, st);
-    matmul(model_.classifier(), xb_.get(), c.vocab_size, c.dim, logit_rows, logits_.as<float>(), false);
+    matmul(model_.classifier(), xb_.get(), logit_rows, logits_.as<float>(), false);
 }
 
 void CudaBackend::forward_chunk(std::span<const int32_t> tokens, int start_pos, BlockTableView table,
@@ -206,24 +231,26 @@ namespace llamadesk {
 
 std::unique_ptr<Backend> make_cuda_backend(const Checkpoint& ckpt, const CudaBackendOptions& opts) {
     const cuda::DeviceInfo device = cuda::require_device();
-    // Quantized matrices are widened to F16 on upload until the CUDA kernels read blocks.
+    // Matrices in blocks stay in blocks; the plain-float ones share the activations' dtype.
+    bool blocks = false;
+    for (const auto& [t, n] : ckpt.matrix_types()) blocks = blocks || weight_type(t).quantized();
     const DType main = ckpt.main_weight_dtype();
-    const DType target = main == DType::F16 || main == DType::BF16 ? main
-                         : main != DType::F32                        ? DType::F16
-                         : opts.keep_f32                             ? DType::F32
-                         : opts.f32_as_bf16                          ? DType::BF16
-                                                                     : DType::F16;
+    const DType activation = blocks                                       ? DType::F16
+                             : main == DType::F16 || main == DType::BF16 ? main
+                             : opts.keep_f32                             ? DType::F32
+                             : opts.f32_as_bf16                          ? DType::BF16
+                                                                         : DType::F16;
     auto stream = std::make_unique<cuda::Stream>();
-    cuda::DeviceModel model = cuda::upload_model(ckpt, target, opts.on_progress, stream->get());
+    cuda::DeviceModel model = cuda::upload_model(ckpt, activation, opts.on_progress, stream->get());
     return std::make_unique<cuda::CudaBackend>(device, opts, std::move(stream), std::move(model));
 }
 
-std::unique_ptr<Backend> make_cuda_backend_synthetic(const ModelConfig& config, DType dtype,
+std::unique_ptr<Backend> make_cuda_backend_synthetic(const ModelConfig& config, WeightMix mix,
                                                      uint64_t seed, const CudaBackendOptions& opts) {
     validate_config(config, "synthetic CUDA model");
     const cuda::DeviceInfo device = cuda::require_device();
     auto stream = std::make_unique<cuda::Stream>();
-    cuda::DeviceModel model = cuda::random_model(config, dtype, seed, stream->get());
+    cuda::DeviceModel model = cuda::random_model(config, mix, seed, stream->get());
     return std::make_unique<cuda::CudaBackend>(device, opts, std::move(stream), std::move(model));
 }
 

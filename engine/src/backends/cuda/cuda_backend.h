@@ -57,9 +57,9 @@ private:
     // enqueues the forward pass of the staged tokens; the classifier runs on the last
     // logit_rows of them into logits_ (logit_rows, vocab)
     void enqueue_forward(int n_tokens, int logit_rows);
-    // y [+]= W x for n tokens: our GEMV for one token (unless decode_with_cublas), else cuBLAS
-    void matmul(const void* w, const void* x, int rows, int cols, int n, float* y,
-                bool accumulate);
+    // y [+]= W x for n tokens, part by part: the part's GEMV for one token (unless
+    // decode_with_cublas), else cuBLAS, on slabs of widened_ for parts in blocks
+    void matmul(const DeviceMatrix& w, const void* x, int n, float* y, bool accumulate);
     AttentionShape attention_shape(int n_tokens, int layer) const;
 
     DeviceInfo device_;
@@ -72,13 +72,14 @@ private:
 
     // activations, (chunk_tokens(), ...) each
     DeviceBuffer x_;         // (n, dim) F32 residual stream
-    DeviceBuffer xb_;        // (n, dim) dtype: normalized input of a matrix product
+    DeviceBuffer xb_;        // (n, dim) activation dtype: normalized input of a matrix product
     DeviceBuffer qkv_;       // (n, q_dim + 2 kv_dim) F32
-    DeviceBuffer att_;       // (n, q_dim) dtype: attention output
+    DeviceBuffer att_;       // (n, q_dim) activation dtype: attention output
     DeviceBuffer gate_up_;   // (n, 2 hidden_dim) F32
-    DeviceBuffer hb_;        // (n, hidden_dim) dtype: SwiGLU output
+    DeviceBuffer hb_;        // (n, hidden_dim) activation dtype: SwiGLU output
     DeviceBuffer logits_;    // (n, vocab) F32
     DeviceBuffer partials_;  // (max(n, decode_splits_) * n_heads, head_dim + 2) F32
+    DeviceBuffer widened_;   // F16 slab of a matrix in blocks, for cuBLAS; empty without blocks
 
     DeviceBuffer kv_pool_;   // kv_pool_blocks() blocks of kv_layout() in kv_dtype_
     StepInputs steps_;

@@ -8,16 +8,18 @@
 #include <memory>
 
 #include "backends/backend.h"
+#include "model/weight_mix.h"
 
 namespace llamadesk {
 
-// dtype: F16, BF16 or F32. Deterministic for a seed. Throws EngineError like make_cuda_backend.
-std::unique_ptr<Backend> make_cuda_backend_synthetic(const ModelConfig& config, DType dtype,
+// Any mix (f16, q8_0, q4_k_m, ...); block types hold real blocks of the reference quantizer, a
+// short run of them repeated. Deterministic for a seed. Throws EngineError like make_cuda_backend.
+std::unique_ptr<Backend> make_cuda_backend_synthetic(const ModelConfig& config, WeightMix mix,
                                                      uint64_t seed, const CudaBackendOptions& opts);
 
-// A Checkpoint holding config and every tensor's name, shape and dtype, but no data: what
+// A Checkpoint holding config and every tensor's name, shape and type, but no data: what
 // make_cuda_backend_synthetic builds, for code that only counts bytes (separate classifier).
-Checkpoint synthetic_shapes(const ModelConfig& config, DType dtype);
+Checkpoint synthetic_shapes(const ModelConfig& config, WeightMix mix);
 
 // Device-to-device cudaMemcpy bandwidth, bytes read plus bytes written per second: the median of
 // several copies of a buffer far larger than the L2 cache.

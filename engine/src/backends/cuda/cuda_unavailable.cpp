@@ -19,7 +19,7 @@ std::unique_ptr<Backend> make_cuda_backend(const Checkpoint&, const CudaBackendO
     fail(ErrorCode::BackendUnavailable, kNoCuda);
 }
 
-std::unique_ptr<Backend> make_cuda_backend_synthetic(const ModelConfig&, DType, uint64_t,
+std::unique_ptr<Backend> make_cuda_backend_synthetic(const ModelConfig&, WeightMix, uint64_t,
                                                      const CudaBackendOptions&) {
     fail(ErrorCode::BackendUnavailable, kNoCuda);
 }

@@ -38,13 +38,13 @@ Gemm::Gemm(cudaStream_t stream) : workspace_(kWorkspaceBytes, "the cuBLAS worksp
 Gemm::~Gemm() { cublasDestroy(handle_); }
 
 void Gemm::matmul(const void* w, const void* x, DType dtype, int rows, int cols, int n, float* y,
-                  bool accumulate) {
-    // Column-major view: W is (cols x rows) with ld cols, x is (cols x n), y is (rows x n);
-    // y = W^T x.
+                  int ldy, bool accumulate) {
+    // Column-major view: W is (cols x rows) with ld cols, x is (cols x n), y is (rows x n) with
+    // ld ldy; y = W^T x.
     const float alpha = 1.0f, beta = accumulate ? 1.0f : 0.0f;
     const cudaDataType_t t = cuda_type(dtype);
     CUBLAS_CHECK(cublasGemmEx(handle_, CUBLAS_OP_T, CUBLAS_OP_N, rows, n, cols, &alpha, w, t, cols,
-                              x, t, cols, &beta, y, CUDA_R_32F, rows, CUBLAS_COMPUTE_32F,
+                              x, t, cols, &beta, y, CUDA_R_32F, ldy, CUBLAS_COMPUTE_32F,
                               CUBLAS_GEMM_DEFAULT));
 }
 

@@ -17,9 +17,11 @@ public:
     Gemm(const Gemm&) = delete;
     Gemm& operator=(const Gemm&) = delete;
 
-    // W (rows, cols) and x (n, cols) in dtype; y (n, rows) F32. accumulate: y += instead of y =.
+    // W (rows, cols) and x (n, cols) in dtype; y (n, rows) F32 with ldy floats from one token's
+    // row to the next (rows when y is the whole output; more when W is a slice of a taller
+    // matrix). accumulate: y += instead of y =.
     void matmul(const void* w, const void* x, DType dtype, int rows, int cols, int n, float* y,
-                bool accumulate);
+                int ldy, bool accumulate);
 
 private:
     cublasHandle_t handle_ = nullptr;

@@ -1,8 +1,9 @@
 // Entry points of our CUDA kernels, one .cu file each. Each checks its arguments, picks the
 // template instance for the element types (and head size) and launches on `stream`.
 // Pointers are device pointers. Element types: "dtype" buffers hold F32, F16 or BF16 as told;
-// float* buffers are always F32. Activations that feed a matrix product are in the weights'
-// dtype so cuBLAS can take them; the residual stream and matrix outputs stay F32.
+// float* buffers are always F32. Activations that feed a matrix product are in the model's
+// activation dtype (device_model.h) so cuBLAS can take them; the residual stream and matrix
+// outputs stay F32. Matrices in block types have their own kernels (weight_kernels.h).
 #pragma once
 
 #include <cuda_runtime.h>
