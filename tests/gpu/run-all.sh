@@ -9,8 +9,9 @@
 #   2. device tool:  run(command="bash tests/gpu/run-all.sh", carry=["build-gpu-carry"], timeout_s=540)
 #   3. here:  rm -rf build-gpu-carry
 # Expected time on an H200 with 16 cores (estimates: never run yet): build ~2 min, tests ~1 min,
-# sanitizer ~1-2 min, benchmark ~2 min. Stage timeouts (build 300 s, tests 300 s, memcheck 3 x 90 s,
-# bench 5 x 150 s) stop a hung stage; the 540 s call limit stops the rest.
+# sanitizer ~1-2 min, benchmark ~2.5 min (seven rows; the 7B ones ~15-25 s each, their weights made
+# on the GPU: block types as a run of reference-quantized blocks repeated, ~2 s). Stage timeouts (build 300 s, tests 300 s, memcheck 3 x 90 s,
+# bench 7 x 150 s) stop a hung stage; the 540 s call limit stops the rest.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -89,6 +90,9 @@ run_bench() {
 run_bench --backend cuda --synthetic 7B --dtype f16
 run_bench --backend cuda --synthetic 7B --dtype f16 --cuda-graphs off
 run_bench --backend cuda --synthetic 7B --dtype f16 --cuda-decode cublas
+# blocks as stored: decode's block GEMV, prefill through slabs widened to F16
+run_bench --backend cuda --synthetic 7B --dtype q4_k_m
+run_bench --backend cuda --synthetic 7B --dtype q8_0
 run_bench --backend cuda --synthetic 110M --dtype f16
 run_bench --backend cuda --model "$shared/models/stories260K/stories260K.bin"
 
