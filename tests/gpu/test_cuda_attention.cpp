@@ -132,7 +132,8 @@ private slots:
             std::copy(src + q_dim, src + q_dim + kv_dim, k.begin() + size_t(t) * kv_dim);
             std::copy(src + q_dim + kv_dim, src + row, v.begin() + size_t(t) * kv_dim);
         }
-        const cpu::Rope rope(head_dim, config.seq_len, theta);
+        cpu::Rope rope(head_dim, theta);
+        rope.cover(start_pos + n_tokens);
         rope.apply(q.data(), n_tokens, n_heads, start_pos);
         rope.apply(k.data(), n_tokens, n_kv_heads, start_pos);
         cpu::store_kv(layout, layer, k.data(), v.data(), n_tokens, start_pos, view, pool.data());
