@@ -64,7 +64,7 @@ private:
                 std::string key = string_literal();
                 if (!keys.insert(key).second) error("member \"" + printable(key) + "\" appears twice");
                 expect(':');
-                v.members.emplace_back(std::move(key), value(depth + 1));
+                v.members.push_back({std::move(key), value(depth + 1)});
                 if (peek() == '}') return ++pos_, v;
                 expect(',');
             }

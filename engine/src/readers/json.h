@@ -8,10 +8,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace llamadesk {
+
+struct JsonMember;
 
 struct JsonValue {
     enum class Kind { Null, Bool, Number, String, Array, Object };
@@ -22,12 +23,18 @@ struct JsonValue {
     std::optional<int64_t> integer;  // a number written without fraction or exponent that fits
     std::string string;
     std::vector<JsonValue> items;                            // Array
-    std::vector<std::pair<std::string, JsonValue>> members;  // Object, in the text's order
+    std::vector<JsonMember> members;  // Object, in the text's order
 
     bool is_object() const { return kind == Kind::Object; }
     bool is_array() const { return kind == Kind::Array; }
     // The member named key of an object, or nullptr (also for non-objects).
     const JsonValue* find(std::string_view key) const;
+};
+
+// A vector of an incomplete type is fine; a std::pair of one is not (clang with libstdc++).
+struct JsonMember {
+    std::string key;
+    JsonValue value;
 };
 
 inline constexpr int kMaxJsonDepth = 64;
