@@ -278,6 +278,58 @@ private slots:
         QVERIFY2(why.isEmpty(), qPrintable(why));
     }
 
+    // A Q4_K_M file (Q4_K; Q6_K on the classifier and on ffn_down of the last layer): a quantized tensor
+    // whose bytes the file does not hold, because the file was cut or its type claims more bytes a
+    // row than were written, or whose rows are not whole blocks, is refused naming the tensor.
+    void gguf_quantized_tensor_bytes_data() {
+        QTest::addColumn<int>("which");
+        QTest::newRow("cut inside the last tensor") << 0;
+        QTest::newRow("cut inside a middle tensor") << 1;
+        QTest::newRow("Q6_K classifier claims Q8_0") << 2;
+        QTest::newRow("Q4_K rows of 320") << 3;
+    }
+    void gguf_quantized_tensor_bytes() {
+        QFETCH(int, which);
+        QTemporaryDir dir;
+        const ModelConfig c{256, 512, 2, 4, 2, 300, 64};
+        WeightMix mix(DType::Q4_K);
+        mix.medium = true;
+        const QString source = dir.filePath("q4_k_m.gguf");
+        write_gguf(make_synthetic_checkpoint(c, mix, 5, false), source.toStdString());
+        QByteArray bytes = read_all(source);
+        const GgufFile parsed = parse_gguf(reinterpret_cast<const uint8_t*>(bytes.constData()),
+                                           uint64_t(bytes.size()), "q4_k_m", true);
+        auto tensor = [&](std::string_view name) {
+            for (const GgufTensorInfo& t : parsed.tensors)
+                if (t.name == name) return t;
+            qFatal("no tensor %s", std::string(name).c_str());
+        };
+        const GgufTensorInfo output = tensor("output.weight"), down = tensor("blk.1.ffn_down.weight");
+        QCOMPARE(output.type, 14u);  // Q6_K
+        QCOMPARE(down.type, 14u);
+        QCOMPARE(tensor("blk.0.attn_q.weight").type, 12u);  // Q4_K
+        QString expected;
+        if (which == 0) {
+            bytes.truncate(qsizetype(parsed.data_offset + output.offset + 210 * 100));
+            expected = "output.weight extends past the end of the file";
+        } else if (which == 1) {
+            bytes.truncate(qsizetype(parsed.data_offset + down.offset + 5));
+            expected = "blk.1.ffn_down.weight extends past the end of the file";
+        } else if (which == 2) {
+            poke<quint32>(bytes, tensor_field(bytes, "output.weight", kType), 8);
+            expected = "output.weight extends past the end of the file";
+        } else {
+            poke<quint64>(bytes, tensor_field(bytes, "blk.1.attn_k.weight", kNe0), 320);
+            expected = "blk.1.attn_k.weight has rows of 320 elements, not a multiple of Q4_K's block of 256";
+        }
+        const QString path = dir.filePath("hostile.gguf");
+        write_all(path, bytes);
+        QString message;
+        const QString why = open_expecting(path, ErrorCode::BadFormat, expected, &message);
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+        qInfo("%s", qPrintable(message));
+    }
+
     // Every truncation inside the header, metadata and tensor infos, then a sample of the data.
     void gguf_truncated_everywhere() {
         QTemporaryDir dir;
