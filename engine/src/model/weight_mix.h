@@ -1,8 +1,9 @@
 // Which type each matrix of a model gets when the project writes one (synthetic models, quantized
-// copies for tests and the bench), following llama.cpp's quantizer so the files look like the ones
-// people download: one type everywhere ("q8_0"), or a "_M" mix ("q4_k_m": Q6_K for the classifier
-// and for attn_v and ffn_down on some layers). A matrix whose rows do not fit the type's block falls
-// back as llama.cpp does (Q4_K to Q5_0, Q5_K to Q5_1, Q6_K to Q8_0, and F16 when even 32 does not fit).
+// copies for tests and the bench): one type everywhere ("q8_0", as llama.cpp's --pure writes; its
+// default Q4_0/Q4_1/Q5_0/Q5_1 files give the classifier Q6_K), or llama.cpp's "_M" mixes
+// ("q4_k_m": Q6_K for the classifier and for attn_v and ffn_down on some layers; test_weight_types
+// checks the 7B layer pattern). A matrix whose rows do not fit the type's block falls back as
+// llama.cpp does (Q4_K to Q5_0, Q5_K to Q5_1, Q6_K to Q8_0, and F16 when even 32 does not fit).
 #pragma once
 
 #include <optional>
