@@ -7,13 +7,15 @@ with CMAKE_ARGS="-DGGML_NATIVE=ON" pip install llama-cpp-python) and is driven t
 way llama-bench does: a prefill of N tokens is one llama_decode of an N-token batch; decode speed at
 position P is timed one token per llama_decode after the context was filled to P.
 
-Rows: stories260K from ../shared (when present) and the synthetic 15M and 110M shapes in f32 and f16,
+Rows: stories260K from ../shared (when present), the synthetic 15M and 110M shapes in f32 and f16
+and the 110M shape in q8_0, q4_0 and q4_k_m,
 written once by `llamadesk-bench --synthetic X --dtype D --write-gguf` so both programs read the very
 same weights. Our positions and prompt sizes are taken from llamadesk-bench's JSON, so both sides
 are timed at exactly the same points.
 
 usage: compare_llamacpp.py --bench build/engine/tools/bench/llamadesk-bench [--threads 2]
-       [--repeats 5] [--work-dir /tmp/llamadesk-compare] [--models 260K,15M-f32,...] [--cpu-time] [--json]
+       [--repeats 5] [--work-dir /tmp/llamadesk-compare] [--models 260K,15M-f32,...] [--prefill 512,1000]
+       [--cpu-time] [--json]
 """
 
 import argparse
@@ -26,12 +28,14 @@ import subprocess
 import sys
 import time
 
-DEFAULT_MODELS = ["260K", "15M-f32", "15M-f16", "110M-f32", "110M-f16"]
+DEFAULT_MODELS = ["260K", "15M-f32", "15M-f16", "110M-f32", "110M-f16", "110M-q8_0", "110M-q4_0", "110M-q4_k_m"]
 DECODE_TOKENS = 8  # tokens per decode sample, as in llamadesk-bench
 
 
-def ours(bench, path, threads, repeats, cpu_time):
+def ours(bench, path, threads, repeats, cpu_time, prefill):
     cmd = [bench, "--model", path, "--threads", str(threads), "--repeats", str(repeats), "--json"]
+    if prefill:
+        cmd += ["--prefill", prefill]
     out = subprocess.run(cmd + (["--cpu-time"] if cpu_time else []), check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 
@@ -125,6 +129,7 @@ def main():
     ap.add_argument("--shared", default=os.path.normpath(os.path.join(here, "../../../../shared")))
     ap.add_argument("--models", default=",".join(DEFAULT_MODELS))
     ap.add_argument("--json", action="store_true", help="print the rows as JSON")
+    ap.add_argument("--prefill", help="prompt sizes to time, as llamadesk-bench --prefill takes them (512,1000)")
     ap.add_argument("--cpu-time", action="store_true",
                     help="time both with process CPU time instead of the wall clock (one thread, busy machine)")
     args = ap.parse_args()
@@ -142,7 +147,7 @@ def main():
         if path is None:
             print(f"skipping {name}: file not found", file=sys.stderr)
             continue
-        mine = ours(args.bench, path, args.threads, args.repeats, args.cpu_time)
+        mine = ours(args.bench, path, args.threads, args.repeats, args.cpu_time, args.prefill)
         theirs = LlamaCpp(llama_cpp, path, args.threads, time.process_time if args.cpu_time else time.perf_counter)
         try:
             for p in mine["prefill"]:

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "backends/backend.h"
 #include "backends/cuda/cuda_bench_support.h"
@@ -29,6 +30,7 @@ struct Options {
     bool writes() const { return !write_gguf.empty() || !write_hf.empty() || !write_meta.empty(); }
     WeightMix mix = DType::F32;
     int threads = 0;
+    std::vector<int> prefill;  // prompt sizes to time instead of the plan's
     bool json = false;
     bool cuda_graphs = true, cuda_decode_cublas = false;
     bench::BenchPlan plan;
@@ -46,6 +48,7 @@ const char* usage() {
            "  --cuda-graphs on|off  replay the CUDA decode step as a captured graph (default on)\n"
            "  --cuda-decode gemv|cublas  single-token products: our GEMV or cuBLAS (default gemv)\n"
            "  --repeats N         samples per figure, the median is reported (default 5)\n"
+           "  --prefill N,N,...   prompt sizes to time (default 256,1000 on the CPU, 512 on CUDA)\n"
            "  --write-gguf PATH   save the synthetic model as GGUF and exit\n"
            "  --write-hf DIR      ... as a Hugging Face folder (safetensors) and exit\n"
            "  --write-meta DIR    ... as a Meta folder (consolidated.NN.pth) and exit\n"
@@ -88,6 +91,13 @@ Options parse_options(int argc, char** argv) {
         else if (arg == "--cuda-graphs" && (value == "on" || value == "off")) o.cuda_graphs = value == "on";
         else if (arg == "--cuda-decode" && (value == "gemv" || value == "cublas")) o.cuda_decode_cublas = value == "cublas";
         else if (arg == "--repeats") o.plan.repeats = std::max(1, parse_int(arg, value));
+        else if (arg == "--prefill") {
+            for (size_t at = 0; at <= value.size();) {
+                const size_t comma = std::min(value.find(',', at), value.size());
+                o.prefill.push_back(std::max(1, parse_int(arg, value.substr(at, comma - at))));
+                at = comma + 1;
+            }
+        }
         else if (arg == "--dtype") {
             const std::optional<WeightMix> mix = WeightMix::parse(value);
             if (!mix) fail(ErrorCode::InvalidArgument, "--dtype expects one of " + WeightMix::names() + ", not '" + value + "'");
@@ -184,6 +194,7 @@ int main(int argc, char** argv) {
             o.plan.prefill_tokens = {512};
             o.plan.decode_positions = {16, 1024, 4000};
         }
+        if (!o.prefill.empty()) o.plan.prefill_tokens = o.prefill;
         if (o.writes()) {
             if (!o.write_gguf.empty()) write_gguf(ckpt, o.write_gguf);
             if (!o.write_hf.empty()) write_hf(ckpt, o.write_hf, o.shards);
