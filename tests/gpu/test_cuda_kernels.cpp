@@ -155,7 +155,7 @@ private slots:
         const HostTensor x = random_tensor(size_t(n) * cols, dtype, rng_);
         const HostTensor y0 = random_tensor(size_t(n) * rows, DType::F32, rng_);
         const cpu::Kernels& k = cpu::best_kernels();
-        const cpu::GemmFn gemm = dtype == DType::F32 ? k.gemm_f32 : dtype == DType::F16 ? k.gemm_f16 : k.gemm_bf16;
+        const cpu::GemmFn gemm = k.types[int(dtype)].gemm;
         std::vector<float> expected(size_t(n) * rows), bound(size_t(n) * rows);
         gemm(x.values.data(), cols, n, w.bytes.data(), cols, rows, cols, expected.data(), rows);
         for (int t = 0; t < n; ++t)

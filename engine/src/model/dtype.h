@@ -6,10 +6,9 @@
 #include <cstdint>
 #include <cstring>
 
-namespace llamadesk {
+#include "model/dtype_id.h"
 
-enum class DType : uint8_t { F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K };
-inline constexpr int kDTypeCount = int(DType::Q6_K) + 1;
+namespace llamadesk {
 
 // Scalar conversions, for references, tests and the few places off the hot path.
 inline float bf16_to_f32(uint16_t h) {

@@ -14,6 +14,7 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "core/error.h"
+#include "model/weight_types.h"
 #include "reference_transformer.h"
 #include "test_support.h"
 #include "synthetic/synthetic_model.h"
@@ -39,6 +40,20 @@ const Shape kShapes[] = {
     {"rep1_hd128", ModelConfig{256, 300, 1, 2, 2, 33, 48}, 5, true},
     {"rep4_hd12", ModelConfig{144, 77, 2, 12, 3, 29, 48}, 4, true},
 };
+
+// Shapes whose matrices take block types: rows of 256 and 512 (K-quants fit), and rows of 32 * 3
+// and 32 * 7 (32-element blocks only; K-quants fall back as llama.cpp's do).
+const Shape kQuantShapes[] = {
+    {"q_dim256", ModelConfig{256, 512, 2, 4, 2, 300, 48}, 16, true},
+    {"q_dim96", ModelConfig{96, 224, 2, 3, 1, 77, 48}, 5, false},
+};
+const char* const kQuantMixes[] = {"q8_0", "q4_0", "q4_k_m"};
+
+// Block types quantize the activations to 8 bits before each product (about 0.5% of a product's
+// norm each, over the 8 products of a 2-layer model), so their logits follow the float reference
+// (dequantized weights, float activations) to this fraction of the largest logit; every kernel
+// set lands on the same error, 3.3% at worst here.
+constexpr double kQuantizedTolerance = 6e-2;
 
 std::vector<int32_t> random_tokens(int n, int vocab, uint32_t seed) {
     std::mt19937 rng(seed);
@@ -66,8 +81,8 @@ struct Fixture {
     KvLayout layout;
     std::vector<std::vector<int32_t>> tables;
 
-    Fixture(const Shape& s, DType dtype, const Kernels& kernels, int n_threads, int n_tables)
-        : ckpt(make_synthetic_checkpoint(s.config, dtype, 42, s.tied)) {
+    Fixture(const Shape& s, WeightMix mix, const Kernels& kernels, int n_threads, int n_tables)
+        : ckpt(make_synthetic_checkpoint(s.config, mix, 42, s.tied)) {
         CpuBackendOptions opts;
         opts.n_threads = n_threads;
         backend = std::make_unique<CpuBackend>(ckpt, opts, kernels);
@@ -86,29 +101,42 @@ struct Fixture {
     int vocab() const { return ckpt.config.vocab_size; }
 };
 
+// Rows: shape index (quantized shapes after kShapes), weight mix name, kernel set.
 void add_model_rows(bool all_dtypes) {
     QTest::addColumn<int>("shape");
-    QTest::addColumn<int>("dtype");
+    QTest::addColumn<QString>("weights");
     QTest::addColumn<QString>("isa");
-    for (const char* isa : {"generic", "avx2", "avx512"})
-        for (int s = 0; s < int(std::size(kShapes)); ++s)
+    const int n_float = int(std::size(kShapes));
+    for (const char* isa : {"generic", "avx2", "avx512", "avx512vnni"}) {
+        for (int s = 0; s < n_float; ++s)
             for (DType d : {DType::F32, DType::F16, DType::BF16}) {
                 // the generic kernels' f16/bf16 paths are covered by test_cpu_kernels
                 if (d != DType::F32 && (!all_dtypes || std::string_view(isa) == "generic")) continue;
-                QTest::addRow("%s/%s/%s", isa, kShapes[s].name, dtype_name(d)) << s << int(d) << QString::fromLatin1(isa);
+                QTest::addRow("%s/%s/%s", isa, kShapes[s].name, dtype_name(d))
+                    << s << QString::fromLatin1(dtype_name(d)) << QString::fromLatin1(isa);
             }
+        for (int s = 0; s < int(std::size(kQuantShapes)); ++s)
+            for (const char* mix : kQuantMixes)
+                QTest::addRow("%s/%s/%s", isa, kQuantShapes[s].name, mix)
+                    << n_float + s << QString::fromLatin1(mix) << QString::fromLatin1(isa);
+    }
+}
+
+const Shape& shape_at(int i) {
+    const int n_float = int(std::size(kShapes));
+    return i < n_float ? kShapes[i] : kQuantShapes[i - n_float];
 }
 
 }  // namespace
 
 #define FETCH_MODEL_ROW()                                                                    \
     QFETCH(int, shape);                                                                      \
-    QFETCH(int, dtype);                                                                      \
+    QFETCH(QString, weights);                                                                \
     QFETCH(QString, isa);                                                                    \
     const Kernels* kernels = kernels_for(isa.toLatin1().constData());                        \
     if (!kernels) QSKIP(qPrintable(QStringLiteral("this CPU has no %1").arg(isa)));         \
-    const Shape& s = kShapes[shape];                                                         \
-    const DType weight_dtype = DType(dtype)
+    const Shape& s = shape_at(shape);                                                        \
+    const WeightMix weight_mix = *WeightMix::parse(weights.toStdString())
 
 class TestCpuBackend : public QObject {
     Q_OBJECT
@@ -118,14 +146,16 @@ private slots:
     void decode_matches_reference_and_recompute_data() { add_model_rows(true); }
     void decode_matches_reference_and_recompute() {
         FETCH_MODEL_ROW();
-        Fixture f(s, weight_dtype, *kernels, 2, 2);
+        Fixture f(s, weight_mix, *kernels, 2, 2);
         ReferenceTransformer reference(f.ckpt);
+        const double tolerance = weight_type(weight_mix.base).quantized() ? kQuantizedTolerance : 1e-4;
         const int steps = s.config.seq_len;
         const std::vector<int32_t> tokens = random_tokens(steps, f.vocab(), 1);
         std::vector<float> cached(size_t(f.vocab())), recomputed(size_t(f.vocab()));
         for (int pos = 0; pos < steps; ++pos) {
             f.backend->forward({&tokens[size_t(pos)], 1}, pos, f.table(0), cached.data());
-            compare_logits(cached.data(), reference.forward(tokens[size_t(pos)], pos), 1e-4, "backend vs reference", pos);
+            compare_logits(cached.data(), reference.forward(tokens[size_t(pos)], pos), tolerance,
+                           "backend vs reference", pos);
             f.backend->forward({tokens.data(), size_t(pos) + 1}, 0, f.table(1), recomputed.data());
             compare_logits(cached.data(), recomputed, 1e-4, "cached vs recomputed", pos);
         }
@@ -136,7 +166,7 @@ private slots:
     void prefill_then_decode_equals_token_by_token_data() { add_model_rows(false); }
     void prefill_then_decode_equals_token_by_token() {
         FETCH_MODEL_ROW();
-        Fixture f(s, weight_dtype, *kernels, 2, 2);
+        Fixture f(s, weight_mix, *kernels, 2, 2);
         const int n = s.config.seq_len, prompt = 29;
         const std::vector<int32_t> tokens = random_tokens(n, f.vocab(), 2);
         std::vector<float> one_by_one(size_t(n) * f.vocab());

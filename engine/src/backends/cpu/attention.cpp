@@ -44,6 +44,7 @@ void Attention::run(ThreadPool& pool, const Kernels& kernels, int layer, const f
     const int block_size = layout.block_size;
     const float scale = 1.0f / std::sqrt(float(head_dim_));
     const int n_chunks = (n + kQueryChunk - 1) / kQueryChunk;
+    const GemmFn gemm_f32 = kernels.types[int(DType::F32)].gemm;  // keys and values are F32
 
     // Later chunks attend to more positions: hand them out first so the work evens out.
     pool.parallel_for(int64_t(n_chunks) * n_kv_heads_, [&](int64_t item, int thread) {
@@ -79,8 +80,8 @@ void Attention::run(ThreadPool& pool, const Kernels& kernels, int layer, const f
         for (int pos = 0; pos < n_ctx && !narrow; pos += block_size) {
             const KvSlot slot = kv_slot(table.blocks, block_size, pos);
             const float* keys = kv_pool + layout.offset(slot.block, layer, 0, kv_head, 0);  // (block_size, head_dim)
-            kernels.gemm_f32(s.queries.data(), head_dim_, n_rows, keys, head_dim_,
-                             std::min(block_size, n_ctx - pos), head_dim_, s.scores.data() + pos, ld_scores);
+            gemm_f32(s.queries.data(), head_dim_, n_rows, keys, head_dim_, std::min(block_size, n_ctx - pos),
+                     head_dim_, s.scores.data() + pos, ld_scores);
         }
 
         // each row: softmax over its causal prefix; later positions (seen only by later tokens of
@@ -96,8 +97,8 @@ void Attention::run(ThreadPool& pool, const Kernels& kernels, int layer, const f
 
         if (narrow) {  // outputs = probabilities (n_rows, n_ctx) . values_t (head_dim, n_ctx)^T
             gather_transposed(kv_pool, layout, table, layer, 1, kv_head, head_dim_, n_ctx, s.values_t.data());
-            kernels.gemm_f32(s.scores.data(), ld_scores, n_rows, s.values_t.data(), n_ctx, head_dim_, n_ctx,
-                             s.outputs.data(), head_dim_);
+            gemm_f32(s.scores.data(), ld_scores, n_rows, s.values_t.data(), n_ctx, head_dim_, n_ctx,
+                     s.outputs.data(), head_dim_);
         } else {
             std::fill(s.outputs.begin(), s.outputs.begin() + int64_t(n_rows) * head_dim_, 0.0f);
         }

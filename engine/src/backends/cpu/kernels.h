@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "model/dtype_id.h"
+
 namespace llamadesk::cpu {
 
 // y[t * ldy + r] = sum_k x[t * ldx + k] * w[r * ldw + k]   for t < n, r < rows
@@ -16,13 +18,42 @@ namespace llamadesk::cpu {
 using GemmFn = void (*)(const float* x, int64_t ldx, int n, const void* w, int64_t ldw, int rows,
                         int k, float* y, int64_t ldy);
 
+// Activation rows quantized for the block types, once per product: for each block of 32 elements
+// x ~ d * q with q in -127..127, d_sum = d * sum(q) (what a weight type's float offset multiplies)
+// and half_sums = {sum of q[0..16), 0, sum of q[16..32), 0} (what an integer offset multiplies;
+// the zeros let a kernel widen it straight into the two halves of a 256-bit vector).
+// Row t: q + t * k; d, d_sum + t * k / 32; half_sums + t * k / 8.
+inline constexpr int kActivationBlock = 32;
+struct QuantizedRows {
+    const int8_t* q;
+    const float* d;
+    const float* d_sum;
+    const int32_t* half_sums;
+    int64_t k;
+};
+
+// y[t * ldy + r] = x_t . w_r as GemmFn, x quantized; w rows are ldw bytes apart, k a multiple of
+// the type's block.
+using QuantizedGemmFn = void (*)(const QuantizedRows& x, int n, const void* w, int64_t ldw, int rows, int k,
+                                 float* y, int64_t ldy);
+
+// The product of one weight type: plain floats read x as F32 (gemm), block types read it quantized
+// (quantized_gemm); exactly one of the two is set.
+struct TypeKernels {
+    GemmFn gemm;
+    QuantizedGemmFn quantized_gemm;
+};
+
 struct Kernels {
-    const char* isa;  // "avx512", "avx2", "generic"
+    const char* isa;  // "avx512vnni", "avx512", "avx2", "generic"
     int tile_rows;    // weight rows one micro-kernel covers; row splits are multiples of it
 
-    GemmFn gemm_f32;
-    GemmFn gemm_f16;
-    GemmFn gemm_bf16;
+    TypeKernels types[kDTypeCount];  // indexed by DType
+
+    // Rows x (n, k), ldx apart, into q (n, k), d and d_sum (n, k / 32), half_sums (n, k / 8); k a
+    // multiple of 32.
+    void (*quantize_rows)(const float* x, int64_t ldx, int n, int64_t k, int8_t* q, float* d, float* d_sum,
+                          int32_t* half_sums);
 
     // out[r * ldo + d] += sum_{j < m} p[r * ldp + j] * v[j * ldv + d]   for r < rows, d < n
     // (attention: probabilities times values)
@@ -36,7 +67,7 @@ struct Kernels {
     float (*sum_squares)(const float* x, int n);
 };
 
-// The set named isa ("avx512", "avx2", "generic"), or nullptr when this build or this CPU lacks it.
+// The set named isa ("avx512vnni", "avx512", "avx2", "generic"), or nullptr when this build or this CPU lacks it.
 const Kernels* kernels_for(const char* isa);
 
 // The fastest set this CPU runs.

@@ -2,6 +2,7 @@
 #include <immintrin.h>
 
 #include "backends/cpu/kernels.h"
+#include "model/quant/blocks.h"
 
 namespace llamadesk::cpu {
 namespace {
@@ -57,10 +58,21 @@ struct Simd {
 
 #include "backends/cpu/kernels_impl.h"
 
+struct Int8Dot {
+    static constexpr bool kExact = false;  // maddubs saturates pairs at 16 bits
+    static __m256i dot(__m256i acc, __m256i u, __m256i s) {
+        return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));
+    }
+};
+constexpr int kQuantTileRows = 4;  // 4 x 2 tile: 8 accumulators, 2 weight chunks and 2 scales of 16 registers
+constexpr int kQuantTileCols = 2;
+
+#include "backends/cpu/quant_kernels_x86.h"
+
 }  // namespace
 
 const Kernels& avx2_kernels() {
-    static const Kernels kernels = make_kernels("avx2");
+    static const Kernels kernels = with_quantized(make_kernels("avx2"));
     return kernels;
 }
 

@@ -1,7 +1,10 @@
-// Kernels for AVX-512 F (compiled with -mavx512f; used only when the CPU has it).
+// Kernels for AVX-512 F (compiled with -mavx512f; used only when the CPU has it). Compiled a second
+// time as kernels_avx512vnni.cpp with LLAMADESK_CPU_VNNI for CPUs with AVX-512 VNNI, BW and VL,
+// where the integer products of block types take one dpbusd and all 32 vector registers.
 #include <immintrin.h>
 
 #include "backends/cpu/kernels.h"
+#include "model/quant/blocks.h"
 
 namespace llamadesk::cpu {
 namespace {
@@ -52,11 +55,38 @@ struct Simd {
 
 #include "backends/cpu/kernels_impl.h"
 
+#if defined(LLAMADESK_CPU_VNNI)
+struct Int8Dot {
+    static constexpr bool kExact = true;
+    static __m256i dot(__m256i acc, __m256i u, __m256i s) { return _mm256_dpbusd_epi32(acc, u, s); }
+};
+constexpr int kQuantTileRows = 4;  // 4 x 4 tile: 16 accumulators, 4 weight chunks and 4 scales of 32 registers
+constexpr int kQuantTileCols = 4;
+#else
+struct Int8Dot {  // without VL the integer code has only the 16 AVX2 registers
+    static constexpr bool kExact = false;  // maddubs saturates pairs at 16 bits
+    static __m256i dot(__m256i acc, __m256i u, __m256i s) {
+        return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));
+    }
+};
+constexpr int kQuantTileRows = 4;
+constexpr int kQuantTileCols = 2;
+#endif
+
+#include "backends/cpu/quant_kernels_x86.h"
+
 }  // namespace
 
-const Kernels& avx512_kernels() {
-    static const Kernels kernels = make_kernels("avx512");
+#if defined(LLAMADESK_CPU_VNNI)
+const Kernels& avx512vnni_kernels() {
+    static const Kernels kernels = with_quantized(make_kernels("avx512vnni"));
     return kernels;
 }
+#else
+const Kernels& avx512_kernels() {
+    static const Kernels kernels = with_quantized(make_kernels("avx512"));
+    return kernels;
+}
+#endif
 
 }  // namespace llamadesk::cpu

@@ -2,7 +2,13 @@
 // for the baseline instruction set). Used on CPUs without AVX2.
 #include "backends/cpu/kernels.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
 #include "model/dtype.h"
+#include "model/quant/blocks.h"
 
 namespace llamadesk::cpu {
 namespace {
@@ -64,10 +70,161 @@ struct Simd {
 
 #include "backends/cpu/kernels_impl.h"
 
+// Block types, scalar: the same reading as the SIMD sets (quant_kernels_x86.h), chunks of 32
+// integers q with weight = scale * q + offset, the scale per half of 16.
+struct Chunk {
+    int q[32];
+    float lo, hi, offset;
+};
+
+using quant::unpack_k_scale;
+
+void nibbles(const uint8_t* qs, int* q) {
+    for (int l = 0; l < 16; ++l) {
+        q[l] = qs[l] & 15;
+        q[l + 16] = qs[l] >> 4;
+    }
+}
+
+void add_fifth_bits(const uint8_t* qh, int* q) {
+    uint32_t bits;
+    std::memcpy(&bits, qh, 4);
+    for (int l = 0; l < 32; ++l) q[l] |= int((bits >> l) & 1) << 4;
+}
+
+void decode(const quant::BlockQ8_0& b, int, Chunk& c) {
+    for (int l = 0; l < 32; ++l) c.q[l] = b.qs[l];
+    c.lo = c.hi = f16_to_f32(b.d);
+    c.offset = 0.0f;
+}
+
+void decode(const quant::BlockQ4_0& b, int, Chunk& c) {
+    nibbles(b.qs, c.q);
+    c.lo = c.hi = f16_to_f32(b.d);
+    c.offset = -8.0f * c.lo;
+}
+
+void decode(const quant::BlockQ4_1& b, int, Chunk& c) {
+    nibbles(b.qs, c.q);
+    c.lo = c.hi = f16_to_f32(b.d);
+    c.offset = f16_to_f32(b.m);
+}
+
+void decode(const quant::BlockQ5_0& b, int, Chunk& c) {
+    nibbles(b.qs, c.q);
+    add_fifth_bits(b.qh, c.q);
+    c.lo = c.hi = f16_to_f32(b.d);
+    c.offset = -16.0f * c.lo;
+}
+
+void decode(const quant::BlockQ5_1& b, int, Chunk& c) {
+    nibbles(b.qs, c.q);
+    add_fifth_bits(b.qh, c.q);
+    c.lo = c.hi = f16_to_f32(b.d);
+    c.offset = f16_to_f32(b.m);
+}
+
+template <class B>
+void k_scales(const B& b, int j, Chunk& c) {
+    uint8_t scale, min;
+    unpack_k_scale(b.scales, j, scale, min);
+    c.lo = c.hi = f16_to_f32(b.d) * float(scale);
+    c.offset = -f16_to_f32(b.dmin) * float(min);
+}
+
+void decode(const quant::BlockQ4_K& b, int j, Chunk& c) {
+    const uint8_t* qs = b.qs + 32 * (j / 2);
+    for (int l = 0; l < 32; ++l) c.q[l] = (qs[l] >> (4 * (j % 2))) & 15;
+    k_scales(b, j, c);
+}
+
+void decode(const quant::BlockQ5_K& b, int j, Chunk& c) {
+    const uint8_t* qs = b.qs + 32 * (j / 2);
+    for (int l = 0; l < 32; ++l) c.q[l] = ((qs[l] >> (4 * (j % 2))) & 15) | ((b.qh[l] >> j) & 1) << 4;
+    k_scales(b, j, c);
+}
+
+void decode(const quant::BlockQ6_K& b, int j, Chunk& c) {
+    const int h = j / 4, part = j % 4;
+    const uint8_t* ql = b.ql + 64 * h + 32 * (part % 2);
+    const uint8_t* qh = b.qh + 32 * h;
+    for (int l = 0; l < 32; ++l)
+        c.q[l] = (((ql[l] >> (4 * (part / 2))) & 15) | ((qh[l] >> (2 * part)) & 3) << 4) - 32;
+    const float d = f16_to_f32(b.d);
+    c.lo = d * float(b.scales[2 * j]);
+    c.hi = d * float(b.scales[2 * j + 1]);
+    c.offset = 0.0f;
+}
+
+// Each chunk is decoded once per weight row and used by all n activation rows.
+template <class B, int kChunks>
+void quantized_gemm(const QuantizedRows& x, int n, const void* weights, int64_t ldw, int rows, int k, float* y,
+                    int64_t ldy) {
+    const int64_t n_chunks = k / 32;
+    std::vector<float> acc(static_cast<size_t>(n));
+    for (int r = 0; r < rows; ++r) {
+        const auto* row = reinterpret_cast<const B*>(static_cast<const uint8_t*>(weights) + r * ldw);
+        std::fill(acc.begin(), acc.end(), 0.0f);
+        for (int64_t c = 0; c < n_chunks; ++c) {
+            Chunk chunk;
+            decode(row[c / kChunks], int(c % kChunks), chunk);
+            for (int t = 0; t < n; ++t) {
+                const int8_t* a = x.q + t * x.k + 32 * c;
+                int lo = 0, hi = 0;
+                for (int l = 0; l < 16; ++l) {
+                    lo += chunk.q[l] * a[l];
+                    hi += chunk.q[l + 16] * a[l + 16];
+                }
+                const int64_t at = t * (x.k / 32) + c;
+                acc[size_t(t)] += x.d[at] * (chunk.lo * float(lo) + chunk.hi * float(hi)) + chunk.offset * x.d_sum[at];
+            }
+        }
+        for (int t = 0; t < n; ++t) y[t * ldy + r] = acc[size_t(t)];
+    }
+}
+
+void quantize_rows(const float* x, int64_t ldx, int n, int64_t k, int8_t* q, float* d, float* d_sum,
+                   int32_t* half_sums) {
+    for (int t = 0; t < n; ++t)
+        for (int64_t b = 0; b < k / 32; ++b) {
+            const float* src = x + t * ldx + 32 * b;
+            float amax = 0.0f;
+            for (int l = 0; l < 32; ++l) amax = std::max(amax, std::fabs(src[l]));
+            const float inv = amax > 0.0f ? 127.0f / amax : 0.0f;
+            int sum[2] = {0, 0};
+            for (int l = 0; l < 32; ++l) {
+                const int v = int(std::nearbyint(src[l] * inv));
+                q[t * k + 32 * b + l] = int8_t(v);
+                sum[l / 16] += v;
+            }
+            d[t * (k / 32) + b] = amax / 127.0f;
+            d_sum[t * (k / 32) + b] = amax / 127.0f * float(sum[0] + sum[1]);
+            int32_t* halves = half_sums + t * (k / 8) + 4 * b;
+            halves[0] = sum[0];
+            halves[1] = 0;
+            halves[2] = sum[1];
+            halves[3] = 0;
+        }
+}
+
+Kernels with_quantized(Kernels k) {
+    auto set = [&](DType t, QuantizedGemmFn f) { k.types[int(t)] = TypeKernels{nullptr, f}; };
+    set(DType::Q8_0, &quantized_gemm<quant::BlockQ8_0, 1>);
+    set(DType::Q4_0, &quantized_gemm<quant::BlockQ4_0, 1>);
+    set(DType::Q4_1, &quantized_gemm<quant::BlockQ4_1, 1>);
+    set(DType::Q5_0, &quantized_gemm<quant::BlockQ5_0, 1>);
+    set(DType::Q5_1, &quantized_gemm<quant::BlockQ5_1, 1>);
+    set(DType::Q4_K, &quantized_gemm<quant::BlockQ4_K, 8>);
+    set(DType::Q5_K, &quantized_gemm<quant::BlockQ5_K, 8>);
+    set(DType::Q6_K, &quantized_gemm<quant::BlockQ6_K, 8>);
+    k.quantize_rows = &quantize_rows;
+    return k;
+}
+
 }  // namespace
 
 const Kernels& generic_kernels() {
-    static const Kernels kernels = make_kernels("generic");
+    static const Kernels kernels = with_quantized(make_kernels("generic"));
     return kernels;
 }
 

@@ -272,14 +272,17 @@ float sum_squares(const float* x, int n) {
     return sum;
 }
 
+// The set with its plain-float entries; each file adds the block types' entries and quantize_rows.
 Kernels make_kernels(const char* isa) {
-    return Kernels{isa,
-                   Simd::TN,
-                   &gemm<WeightKind::F32>,
-                   &gemm<WeightKind::F16>,
-                   &gemm<WeightKind::BF16>,
-                   &weighted_rows,
-                   &softmax,
-                   &swiglu,
-                   &sum_squares};
+    Kernels k{};
+    k.isa = isa;
+    k.tile_rows = Simd::TN;
+    k.types[int(DType::F32)] = TypeKernels{&gemm<WeightKind::F32>, nullptr};
+    k.types[int(DType::F16)] = TypeKernels{&gemm<WeightKind::F16>, nullptr};
+    k.types[int(DType::BF16)] = TypeKernels{&gemm<WeightKind::BF16>, nullptr};
+    k.weighted_rows = &weighted_rows;
+    k.softmax = &softmax;
+    k.swiglu = &swiglu;
+    k.sum_squares = &sum_squares;
+    return k;
 }

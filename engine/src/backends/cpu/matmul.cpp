@@ -7,28 +7,6 @@ namespace llamadesk::cpu {
 
 namespace {
 
-GemmFn gemm_for(const Kernels& kernels, DType dtype) {
-    switch (dtype) {
-    case DType::F32: return kernels.gemm_f32;
-    case DType::F16: return kernels.gemm_f16;
-    case DType::BF16: return kernels.gemm_bf16;
-    default: return nullptr;
-    }
-}
-
-// Block types: widens a few rows at a time and multiplies them as F32.
-void gemm_widened(const Kernels& kernels, const Matmul& m, int n, int64_t row_begin, int64_t row_end) {
-    const TensorView& w = *m.w;
-    const int64_t step = kernels.tile_rows;
-    thread_local std::vector<float> rows;
-    rows.resize(size_t(step * w.cols));
-    for (int64_t r = row_begin; r < row_end; r += step) {
-        const int64_t count = std::min(step, row_end - r);
-        for (int64_t i = 0; i < count; ++i) w.row_to_f32(r + i, rows.data() + i * w.cols);
-        kernels.gemm_f32(m.x, m.ldx, n, rows.data(), w.cols, int(count), int(w.cols), m.y + r, m.ldy);
-    }
-}
-
 // Weight rows per work item: about 8 items per thread so uneven threads even out, a multiple of
 // the kernel's tile, and for prefill at most 128 KiB, so the slice stays in L2 while every slice of
 // activation rows passes over it.
@@ -44,10 +22,65 @@ struct Item {
     int64_t row_begin, row_end;
 };
 
+// One activation input quantized for the block types; products that share x (q, k and v; gate and
+// up) share it.
+struct QuantizedInput {
+    const float* x = nullptr;
+    int64_t ldx = 0, k = 0;
+    std::vector<int8_t> q;
+    std::vector<float> d, d_sum;
+    std::vector<int32_t> half_sums;
+
+    QuantizedRows rows() const { return {q.data(), d.data(), d_sum.data(), half_sums.data(), k}; }
+};
+
+// Activation rows per quantization item: small enough to spread a prefill over the threads.
+constexpr int kQuantizeRowsPerItem = 16;
+
+void quantize(ThreadPool& pool, const Kernels& kernels, int n, QuantizedInput& in) {
+    const int64_t blocks = in.k / kActivationBlock;
+    in.q.resize(size_t(n * in.k));
+    in.d.resize(size_t(n * blocks));
+    in.d_sum.resize(size_t(n * blocks));
+    in.half_sums.resize(size_t(n * blocks * 4));
+    auto rows = [&](int64_t t0, int64_t t1) {
+        kernels.quantize_rows(in.x + t0 * in.ldx, in.ldx, int(t1 - t0), in.k, in.q.data() + t0 * in.k,
+                              in.d.data() + t0 * blocks, in.d_sum.data() + t0 * blocks,
+                              in.half_sums.data() + t0 * blocks * 4);
+    };
+    if (n <= kQuantizeRowsPerItem) return rows(0, n);
+    pool.parallel_for((n + kQuantizeRowsPerItem - 1) / kQuantizeRowsPerItem, [&](int64_t i, int) {
+        rows(i * kQuantizeRowsPerItem, std::min<int64_t>(n, (i + 1) * kQuantizeRowsPerItem));
+    });
+}
+
 }  // namespace
 
 void matmuls(ThreadPool& pool, const Kernels& kernels, int n, std::span<const Matmul> products) {
     if (n <= 0) return;
+    // Block types read x quantized: each distinct input once per call, before the products start.
+    // The buffers are kept per calling thread so a decode step allocates nothing.
+    thread_local std::vector<QuantizedInput> buffers;
+    std::vector<QuantizedInput>& inputs = buffers;  // the workers below must see this thread's buffers
+    std::vector<int> input_of(products.size(), -1);
+    int n_inputs = 0;
+    for (size_t p = 0; p < products.size(); ++p) {
+        const Matmul& m = products[p];
+        if (!kernels.types[int(m.w->dtype)].quantized_gemm) continue;
+        for (int i = 0; i < n_inputs && input_of[p] < 0; ++i) {
+            const QuantizedInput& in = inputs[size_t(i)];
+            if (in.x == m.x && in.ldx == m.ldx && in.k == m.w->cols) input_of[p] = i;
+        }
+        if (input_of[p] >= 0) continue;
+        if (size_t(n_inputs) == inputs.size()) inputs.emplace_back();
+        QuantizedInput& in = inputs[size_t(n_inputs)];
+        in.x = m.x;
+        in.ldx = m.ldx;
+        in.k = m.w->cols;
+        quantize(pool, kernels, n, in);
+        input_of[p] = n_inputs++;
+    }
+
     std::vector<Item> items;  // a few dozen; building them costs nothing next to the products
     for (size_t p = 0; p < products.size(); ++p) {
         const TensorView& w = *products[p].w;
@@ -59,11 +92,13 @@ void matmuls(ThreadPool& pool, const Kernels& kernels, int n, std::span<const Ma
         const Item& item = items[size_t(i)];
         const Matmul& m = products[size_t(item.product)];
         const TensorView& w = *m.w;
-        if (const GemmFn gemm = gemm_for(kernels, w.dtype))
-            gemm(m.x, m.ldx, n, w.row(item.row_begin), w.cols, int(item.row_end - item.row_begin), int(w.cols),
-                 m.y + item.row_begin, m.ldy);
+        const TypeKernels& type = kernels.types[int(w.dtype)];
+        const int rows = int(item.row_end - item.row_begin);
+        if (type.quantized_gemm)
+            type.quantized_gemm(inputs[size_t(input_of[size_t(item.product)])].rows(), n, w.row(item.row_begin),
+                                w.row_bytes(), rows, int(w.cols), m.y + item.row_begin, m.ldy);
         else
-            gemm_widened(kernels, m, n, item.row_begin, item.row_end);
+            type.gemm(m.x, m.ldx, n, w.row(item.row_begin), w.cols, rows, int(w.cols), m.y + item.row_begin, m.ldy);
     });
 }
 

@@ -1,0 +1,487 @@
+// Block-quantized weights times quantized activations with 256-bit integer instructions, written
+// once for the x86 kernel sets. kernels_<isa>.cpp includes it inside its anonymous namespace after
+// defining
+//   Int8Dot::dot(acc, u, s): acc plus, in each of 8 int32 lanes, the sum of 4 products u[i] * s[i]
+//                            (u unsigned bytes, s signed): maddubs + madd on AVX2, one dpbusd with
+//                            VNNI;
+//   Int8Dot::kExact: the dot has no 16-bit intermediate sums that could saturate (VNNI);
+//   kQuantTileRows, kQuantTileCols: activation rows x weight rows of the micro-tile.
+//
+// Every weight type is read as chunks of 32 elements (one block of Q8_0..Q5_1, 8 per K-quant
+// super-block): unsigned integers q with weight = scale * (q + kIntOffset) + offset, the scale
+// possibly differing between the chunk's halves of 16 (Q6_K's sub-blocks). Against an activation
+// block (x = d * q_x) that is d * scale . (dot(q, q_x) + kIntOffset * sum(q_x)) + offset * d_sum:
+// the integer offset starts the integer accumulator (from the activation's half sums) and the float
+// offset (Q4_1, Q5_1, K-quant mins) is one multiply per chunk, so no element is shifted. Q8_0's
+// signed bytes become unsigned with offset -128 where the dot cannot saturate, and go through |q|
+// and q_x with q's sign otherwise.
+//
+// Only the block layouts of blocks.h are used here, never its inline helpers (see kernels.h).
+
+// One chunk's scales (low half; high half where they differ) and float offsets, for every chunk
+// of a block.
+template <int N>
+struct BlockScales {
+    float lo[N], hi[N], offset[N];
+};
+
+inline float half_to_float(uint16_t h) { return _cvtsh_ss(h); }
+
+inline __m256i load256(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+
+// 16 packed bytes: elements 0..15 from the low nibbles, 16..31 from the high ones.
+inline __m256i nibbles(const uint8_t* packed) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(packed));
+    return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(v, 4), v), _mm256_set1_epi8(15));
+}
+
+// Bit i of the little-endian 32 bits at p as 16 in byte i (the fifth bit of Q5_0/Q5_1).
+inline __m256i fifth_bits(const uint8_t* p) {
+    int32_t bits;
+    __builtin_memcpy(&bits, p, 4);
+    const __m256i spread = _mm256_shuffle_epi8(_mm256_set1_epi32(bits),
+                                               _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202,
+                                                                 0x0101010101010101, 0));
+    const __m256i bit = _mm256_set1_epi64x(int64_t(0x8040201008040201ull));
+    return _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit), _mm256_set1_epi8(16));
+}
+
+// (v >> shift) & mask in every byte.
+inline __m256i byte_bits(__m256i v, int shift, int mask) {
+    return _mm256_and_si256(_mm256_srl_epi16(v, _mm_cvtsi32_si128(shift)), _mm256_set1_epi8(char(mask)));
+}
+
+// The 8 six-bit scales and mins of a Q4_K/Q5_K super-block (layout in blocks.h), four at a time
+// in 32-bit words, times d and -dmin.
+template <class B>
+inline void k_block_scales(const B& b, BlockScales<8>& s) {
+    uint32_t w[3];
+    __builtin_memcpy(w, b.scales, 12);
+    const uint32_t scale_lo = w[0] & 0x3f3f3f3f, min_lo = w[1] & 0x3f3f3f3f;
+    const uint32_t scale_hi = (w[2] & 0x0f0f0f0f) | ((w[0] >> 6) & 0x03030303) << 4;
+    const uint32_t min_hi = ((w[2] >> 4) & 0x0f0f0f0f) | ((w[1] >> 6) & 0x03030303) << 4;
+    auto widen = [](uint32_t lo, uint32_t hi) {
+        return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_set_epi32(0, 0, int(hi), int(lo))));
+    };
+    _mm256_storeu_ps(s.lo, _mm256_mul_ps(widen(scale_lo, scale_hi), _mm256_set1_ps(half_to_float(b.d))));
+    _mm256_storeu_ps(s.offset, _mm256_mul_ps(widen(min_lo, min_hi), _mm256_set1_ps(-half_to_float(b.dmin))));
+}
+
+// Defaults of a type's description; each type overrides what differs.
+struct Chunked32 {
+    static constexpr int kChunks = 1;
+    static constexpr int kIntOffset = 0;
+    static constexpr bool kFloatOffset = false;
+    static constexpr bool kSigned = false;
+    static constexpr bool kHalfScales = false;
+};
+
+struct Q8_0 : Chunked32 {
+    using Block = quant::BlockQ8_0;
+    static constexpr bool kSigned = true;
+    static void scales(const Block& b, BlockScales<1>& s) { s.lo[0] = half_to_float(b.d); }
+    static __m256i chunk(const Block& b, int) { return load256(b.qs); }
+};
+
+struct Q4_0 : Chunked32 {
+    using Block = quant::BlockQ4_0;
+    static constexpr int kIntOffset = -8;
+    static void scales(const Block& b, BlockScales<1>& s) { s.lo[0] = half_to_float(b.d); }
+    static __m256i chunk(const Block& b, int) { return nibbles(b.qs); }
+};
+
+struct Q4_1 : Chunked32 {
+    using Block = quant::BlockQ4_1;
+    static constexpr bool kFloatOffset = true;
+    static void scales(const Block& b, BlockScales<1>& s) {
+        s.lo[0] = half_to_float(b.d);
+        s.offset[0] = half_to_float(b.m);
+    }
+    static __m256i chunk(const Block& b, int) { return nibbles(b.qs); }
+};
+
+struct Q5_0 : Chunked32 {
+    using Block = quant::BlockQ5_0;
+    static constexpr int kIntOffset = -16;
+    static void scales(const Block& b, BlockScales<1>& s) { s.lo[0] = half_to_float(b.d); }
+    static __m256i chunk(const Block& b, int) { return _mm256_or_si256(nibbles(b.qs), fifth_bits(b.qh)); }
+};
+
+struct Q5_1 : Chunked32 {
+    using Block = quant::BlockQ5_1;
+    static constexpr bool kFloatOffset = true;
+    static void scales(const Block& b, BlockScales<1>& s) {
+        s.lo[0] = half_to_float(b.d);
+        s.offset[0] = half_to_float(b.m);
+    }
+    static __m256i chunk(const Block& b, int) { return _mm256_or_si256(nibbles(b.qs), fifth_bits(b.qh)); }
+};
+
+struct Q4_K : Chunked32 {
+    using Block = quant::BlockQ4_K;
+    static constexpr int kChunks = 8;
+    static constexpr bool kFloatOffset = true;
+    static void scales(const Block& b, BlockScales<8>& s) { k_block_scales(b, s); }
+    static __m256i chunk(const Block& b, int j) { return byte_bits(load256(b.qs + 32 * (j / 2)), 4 * (j % 2), 15); }
+};
+
+struct Q5_K : Chunked32 {
+    using Block = quant::BlockQ5_K;
+    static constexpr int kChunks = 8;
+    static constexpr bool kFloatOffset = true;
+    static void scales(const Block& b, BlockScales<8>& s) { k_block_scales(b, s); }
+    static __m256i chunk(const Block& b, int j) {
+        const __m256i low = byte_bits(load256(b.qs + 32 * (j / 2)), 4 * (j % 2), 15);
+        return _mm256_or_si256(low, _mm256_slli_epi16(byte_bits(load256(b.qh), j, 1), 4));
+    }
+};
+
+struct Q6_K : Chunked32 {
+    using Block = quant::BlockQ6_K;
+    static constexpr int kChunks = 8;
+    static constexpr int kIntOffset = -32;
+    static constexpr bool kHalfScales = true;
+    static void scales(const Block& b, BlockScales<8>& s) {
+        const float d = half_to_float(b.d);
+        for (int j = 0; j < 8; ++j) {
+            s.lo[j] = d * float(b.scales[2 * j]);
+            s.hi[j] = d * float(b.scales[2 * j + 1]);
+        }
+    }
+    // Chunk j = 4h + c of half h: low 4 bits from ql (c = 0, 1 the low nibbles of its two 32-byte
+    // runs, c = 2, 3 their high nibbles), 2 high bits from bits 2c of qh.
+    static __m256i chunk(const Block& b, int j) {
+        const int h = j / 4, c = j % 4;
+        const __m256i low = byte_bits(load256(b.ql + 64 * h + 32 * (c % 2)), 4 * (c / 2), 15);
+        const __m256i high = _mm256_slli_epi16(byte_bits(load256(b.qh + 32 * h), 2 * c, 3), 4);
+        return _mm256_or_si256(low, high);
+    }
+};
+
+inline float hsum256(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+// y (RM, RN) = x (RM activation rows) . w (RN rows, ldw bytes apart)^T. Each weight chunk is
+// unpacked once and used by all RM activation rows.
+template <class T, int RM, int RN>
+void quantized_tile(const QuantizedRows& x, const uint8_t* w, int64_t ldw, float* y, int64_t ldy) {
+    using Block = typename T::Block;
+    constexpr int kChunks = T::kChunks;
+    constexpr bool kUnsignedQ8 = T::kSigned && Int8Dot::kExact;  // Q8_0 as q + 128, offset -128
+    constexpr bool kSignTrick = T::kSigned && !Int8Dot::kExact;
+    constexpr int kIntOffset = kUnsignedQ8 ? -128 : T::kIntOffset;
+    const int64_t k = x.k, n_chunks = k / 32, n_blocks = n_chunks / kChunks;
+    __m256 acc[RM][RN];
+    float offsets[RM][RN];  // float offsets of 32-element blocks; K-quants fold theirs into acc
+#pragma GCC unroll 4
+    for (int i = 0; i < RM; ++i)
+#pragma GCC unroll 4
+        for (int r = 0; r < RN; ++r) {
+            acc[i][r] = _mm256_setzero_ps();
+            offsets[i][r] = 0.0f;
+        }
+
+    for (int64_t b = 0; b < n_blocks; ++b) {
+        const Block* block[RN];
+        BlockScales<kChunks> scales[RN];
+#pragma GCC unroll 4
+        for (int r = 0; r < RN; ++r) {
+            block[r] = reinterpret_cast<const Block*>(w + r * ldw) + b;
+            T::scales(*block[r], scales[r]);
+        }
+#pragma GCC unroll 8
+        for (int j = 0; j < kChunks; ++j) {
+            const int64_t c = b * kChunks + j;
+            __m256i q[RN], magnitude[RN];
+            __m256 scale[RN];
+#pragma GCC unroll 4
+            for (int r = 0; r < RN; ++r) {
+                q[r] = T::chunk(*block[r], j);
+                if constexpr (kUnsignedQ8) q[r] = _mm256_xor_si256(q[r], _mm256_set1_epi8(char(0x80)));
+                if constexpr (kSignTrick) magnitude[r] = _mm256_abs_epi8(q[r]);
+                if constexpr (T::kHalfScales)
+                    scale[r] = _mm256_set_m128(_mm_set1_ps(scales[r].hi[j]), _mm_set1_ps(scales[r].lo[j]));
+                else
+                    scale[r] = _mm256_set1_ps(scales[r].lo[j]);
+            }
+#pragma GCC unroll 4
+            for (int i = 0; i < RM; ++i) {
+                const __m256i a = load256(x.q + i * k + 32 * c);
+                const __m256 d = _mm256_set1_ps(x.d[i * n_chunks + c]);
+                __m256i start = _mm256_setzero_si256();
+                if constexpr (kIntOffset != 0) {
+                    const __m128i halves = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x.half_sums + 4 * (i * n_chunks + c)));
+                    start = _mm256_mullo_epi32(_mm256_cvtepu32_epi64(halves), _mm256_set1_epi32(kIntOffset));
+                }
+#pragma GCC unroll 4
+                for (int r = 0; r < RN; ++r) {
+                    const __m256i dot = kSignTrick ? Int8Dot::dot(start, magnitude[r], _mm256_sign_epi8(a, q[r]))
+                                                   : Int8Dot::dot(start, q[r], a);
+                    acc[i][r] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot), d), scale[r], acc[i][r]);
+                    if constexpr (T::kFloatOffset && kChunks == 1)
+                        offsets[i][r] += scales[r].offset[0] * x.d_sum[i * n_chunks + c];
+                }
+            }
+        }
+        if constexpr (T::kFloatOffset && kChunks == 8) {  // the 8 mins against the 8 sums, lane by lane
+#pragma GCC unroll 4
+            for (int i = 0; i < RM; ++i) {
+                const __m256 sums = _mm256_loadu_ps(x.d_sum + i * n_chunks + b * 8);
+#pragma GCC unroll 4
+                for (int r = 0; r < RN; ++r) acc[i][r] = _mm256_fmadd_ps(_mm256_loadu_ps(scales[r].offset), sums, acc[i][r]);
+            }
+        }
+    }
+    for (int i = 0; i < RM; ++i)
+        for (int r = 0; r < RN; ++r) y[i * ldy + r] = hsum256(acc[i][r]) + offsets[i][r];
+}
+
+#if defined(LLAMADESK_CPU_VNNI)
+// With AVX-512 VNNI the tile takes two chunks per 512-bit instruction, which halves the work per
+// pair of rows: the dot, the conversion and the two float steps. The 256-bit chunks of two
+// consecutive chunks (two blocks of 32, or chunks 2m and 2m + 1 of a super-block) sit in the low
+// and high halves; the activation scales, the scales and the integer offsets follow that order.
+
+inline __m512i join(__m256i lo, __m256i hi) { return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1); }
+
+inline __m512 join(__m256 lo, __m256 hi) {
+    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(lo)), _mm256_castps_pd(hi), 1));
+}
+
+// acc[i][r] += the products of chunks c, c + 1 of RM activation rows with q[r] (their weights).
+template <class T, int RM, int RN>
+inline void wide_step(const QuantizedRows& x, int64_t c, const __m512i (&q)[RN], const __m512 (&scale)[RN],
+                      __m512 (&acc)[RM][RN]) {
+    constexpr int kIntOffset = T::kSigned ? -128 : T::kIntOffset;
+    const int64_t n_chunks = x.k / 32;
+    const __m512i spread = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
+#pragma GCC unroll 4
+    for (int i = 0; i < RM; ++i) {
+        const __m512i a = _mm512_loadu_si512(x.q + i * x.k + 32 * c);
+        const __m128 two = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(x.d + i * n_chunks + c)));
+        const __m512 d = _mm512_permutexvar_ps(spread, _mm512_castps128_ps512(two));
+        __m512i start = _mm512_setzero_si512();
+        if constexpr (kIntOffset != 0)
+            start = _mm512_mullo_epi32(_mm512_cvtepu32_epi64(load256(x.half_sums + 4 * (i * n_chunks + c))),
+                                       _mm512_set1_epi32(kIntOffset));
+#pragma GCC unroll 4
+        for (int r = 0; r < RN; ++r) {
+            const __m512i dot = _mm512_dpbusd_epi32(start, q[r], a);
+            acc[i][r] = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(dot), d), scale[r], acc[i][r]);
+        }
+    }
+}
+
+template <class T>
+inline __m512i wide_chunks(const typename T::Block& b0, int j0, const typename T::Block& b1, int j1) {
+    const __m512i q = join(T::chunk(b0, j0), T::chunk(b1, j1));
+    return T::kSigned ? _mm512_xor_si512(q, _mm512_set1_epi8(char(0x80))) : q;
+}
+
+template <class T, int RM, int RN>
+void quantized_tile_wide(const QuantizedRows& x, const uint8_t* w, int64_t ldw, float* y, int64_t ldy) {
+    using Block = typename T::Block;
+    const int64_t n_chunks = x.k / 32;
+    const Block* row[RN];
+    __m512 acc[RM][RN];
+    float offsets[RM][RN];
+#pragma GCC unroll 4
+    for (int r = 0; r < RN; ++r) row[r] = reinterpret_cast<const Block*>(w + r * ldw);
+#pragma GCC unroll 4
+    for (int i = 0; i < RM; ++i)
+#pragma GCC unroll 4
+        for (int r = 0; r < RN; ++r) {
+            acc[i][r] = _mm512_setzero_ps();
+            offsets[i][r] = 0.0f;
+        }
+    __m512i q[RN];
+    __m512 scale[RN];
+
+    if constexpr (T::kChunks == 8) {
+        for (int64_t b = 0; b < n_chunks / 8; ++b) {
+            BlockScales<8> s[RN];
+            __m512 lo[RN], hi[RN];
+#pragma GCC unroll 4
+            for (int r = 0; r < RN; ++r) {
+                T::scales(row[r][b], s[r]);
+                lo[r] = _mm512_castps256_ps512(_mm256_loadu_ps(s[r].lo));
+                if constexpr (T::kHalfScales) hi[r] = _mm512_castps256_ps512(_mm256_loadu_ps(s[r].hi));
+            }
+#pragma GCC unroll 4
+            for (int m = 0; m < 4; ++m) {
+                // lanes of chunk 2m then 2m + 1; with half scales, lo and hi of each in groups of 4
+                const __m512i pick = T::kHalfScales
+                    ? _mm512_set_epi32(16 + 2 * m + 1, 16 + 2 * m + 1, 16 + 2 * m + 1, 16 + 2 * m + 1, 2 * m + 1, 2 * m + 1,
+                                       2 * m + 1, 2 * m + 1, 16 + 2 * m, 16 + 2 * m, 16 + 2 * m, 16 + 2 * m, 2 * m, 2 * m,
+                                       2 * m, 2 * m)
+                    : _mm512_set_epi32(2 * m + 1, 2 * m + 1, 2 * m + 1, 2 * m + 1, 2 * m + 1, 2 * m + 1, 2 * m + 1,
+                                       2 * m + 1, 2 * m, 2 * m, 2 * m, 2 * m, 2 * m, 2 * m, 2 * m, 2 * m);
+#pragma GCC unroll 4
+                for (int r = 0; r < RN; ++r) {
+                    q[r] = wide_chunks<T>(row[r][b], 2 * m, row[r][b], 2 * m + 1);
+                    if constexpr (T::kHalfScales) scale[r] = _mm512_permutex2var_ps(lo[r], pick, hi[r]);
+                    else scale[r] = _mm512_permutexvar_ps(pick, lo[r]);
+                }
+                wide_step<T, RM, RN>(x, 8 * b + 2 * m, q, scale, acc);
+            }
+            if constexpr (T::kFloatOffset) {  // the 8 mins against the 8 sums, lane by lane
+#pragma GCC unroll 4
+                for (int i = 0; i < RM; ++i) {
+                    const __m256 sums = _mm256_loadu_ps(x.d_sum + i * n_chunks + 8 * b);
+#pragma GCC unroll 4
+                    for (int r = 0; r < RN; ++r)
+                        acc[i][r] = _mm512_add_ps(acc[i][r], _mm512_zextps256_ps512(_mm256_mul_ps(_mm256_loadu_ps(s[r].offset), sums)));
+                }
+            }
+        }
+    } else {
+        int64_t c = 0;
+        for (; c + 2 <= n_chunks; c += 2) {
+            float offset[RN][2];
+#pragma GCC unroll 4
+            for (int r = 0; r < RN; ++r) {
+                BlockScales<1> s0, s1;
+                T::scales(row[r][c], s0);
+                T::scales(row[r][c + 1], s1);
+                q[r] = wide_chunks<T>(row[r][c], 0, row[r][c + 1], 0);
+                scale[r] = join(_mm256_set1_ps(s0.lo[0]), _mm256_set1_ps(s1.lo[0]));
+                if constexpr (T::kFloatOffset) {
+                    offset[r][0] = s0.offset[0];
+                    offset[r][1] = s1.offset[0];
+                }
+            }
+            wide_step<T, RM, RN>(x, c, q, scale, acc);
+            if constexpr (T::kFloatOffset)
+#pragma GCC unroll 4
+                for (int i = 0; i < RM; ++i)
+#pragma GCC unroll 4
+                    for (int r = 0; r < RN; ++r)
+                        offsets[i][r] += offset[r][0] * x.d_sum[i * n_chunks + c] + offset[r][1] * x.d_sum[i * n_chunks + c + 1];
+        }
+        if (c < n_chunks) {  // an odd last block: its weights in the low half, zeros in the high one
+#pragma GCC unroll 4
+            for (int r = 0; r < RN; ++r) {
+                BlockScales<1> s;
+                T::scales(row[r][c], s);
+                const __m256i lone = T::chunk(row[r][c], 0);
+                q[r] = _mm512_zextsi256_si512(T::kSigned ? _mm256_xor_si256(lone, _mm256_set1_epi8(char(0x80))) : lone);
+                scale[r] = _mm512_zextps256_ps512(_mm256_set1_ps(s.lo[0]));
+                if constexpr (T::kFloatOffset)
+#pragma GCC unroll 4
+                    for (int i = 0; i < RM; ++i) offsets[i][r] += s.offset[0] * x.d_sum[i * n_chunks + c];
+            }
+            // wide_step reads two chunks of activations; the second may lie past the row, so the
+            // last chunk goes through a copy padded with zeros
+            constexpr int kPad = RM;
+            alignas(64) int8_t q_pad[kPad][64] = {};
+            float d_pad[kPad][2] = {}, sum_pad[kPad][2] = {};
+            alignas(16) int32_t half_pad[kPad][8] = {};
+            for (int i = 0; i < RM; ++i) {
+                __builtin_memcpy(q_pad[i], x.q + i * x.k + 32 * c, 32);
+                d_pad[i][0] = x.d[i * n_chunks + c];
+                sum_pad[i][0] = x.d_sum[i * n_chunks + c];
+                __builtin_memcpy(half_pad[i], x.half_sums + 4 * (i * n_chunks + c), 16);
+            }
+            // rows of the padded copy are 64 bytes (2 chunks) apart
+            const QuantizedRows last{&q_pad[0][0], &d_pad[0][0], &sum_pad[0][0], &half_pad[0][0], 64};
+            wide_step<T, RM, RN>(last, 0, q, scale, acc);
+        }
+    }
+    for (int i = 0; i < RM; ++i)
+        for (int r = 0; r < RN; ++r) y[i * ldy + r] = _mm512_reduce_add_ps(acc[i][r]) + offsets[i][r];
+}
+#endif
+
+template <class T, int RM, int RN>
+void quantized_edge_cols(int rn, const QuantizedRows& x, const uint8_t* w, int64_t ldw, float* y, int64_t ldy) {
+    if constexpr (RN > 1) {
+        if (rn < RN) return quantized_edge_cols<T, RM, RN - 1>(rn, x, w, ldw, y, ldy);
+    }
+#if defined(LLAMADESK_CPU_VNNI)
+    quantized_tile_wide<T, RM, RN>(x, w, ldw, y, ldy);
+#else
+    quantized_tile<T, RM, RN>(x, w, ldw, y, ldy);
+#endif
+}
+
+template <class T, int RM>
+void quantized_edge(int rm, int rn, const QuantizedRows& x, const uint8_t* w, int64_t ldw, float* y, int64_t ldy) {
+    if constexpr (RM > 1) {
+        if (rm < RM) return quantized_edge<T, RM - 1>(rm, rn, x, w, ldw, y, ldy);
+    }
+    quantized_edge_cols<T, RM, kQuantTileCols>(rn, x, w, ldw, y, ldy);
+}
+
+// Decode (n = 1) is the 1 x kQuantTileCols tile: each weight row streams once. Prefill walks tiles
+// as the float GEMM does: a few activation rows stay in L1 while the thread's weight rows pass.
+template <class T>
+void quantized_gemm(const QuantizedRows& x, int n, const void* weights, int64_t ldw, int rows, int, float* y,
+                    int64_t ldy) {
+    const auto* w = static_cast<const uint8_t*>(weights);
+    const int64_t n_chunks = x.k / 32;
+    for (int t = 0; t < n; t += kQuantTileRows) {
+        const int rm = n - t < kQuantTileRows ? n - t : kQuantTileRows;
+        const QuantizedRows rows_t{x.q + t * x.k, x.d + t * n_chunks, x.d_sum + t * n_chunks,
+                                   x.half_sums + 4 * t * n_chunks, x.k};
+        for (int r = 0; r < rows; r += kQuantTileCols) {
+            const int rn = rows - r < kQuantTileCols ? rows - r : kQuantTileCols;
+            quantized_edge<T, kQuantTileRows>(rm, rn, rows_t, w + r * ldw, ldw, y + t * ldy + r, ldy);
+        }
+    }
+}
+
+inline int hsum_epi32(__m256i v) {
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
+    return _mm_cvtsi128_si32(s);
+}
+
+void quantize_rows(const float* x, int64_t ldx, int n, int64_t k, int8_t* q, float* d, float* d_sum,
+                   int32_t* half_sums) {
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);  // undoes the per-lane packs
+    for (int t = 0; t < n; ++t)
+        for (int64_t b = 0; b < k / 32; ++b) {
+            const float* src = x + t * ldx + 32 * b;
+            __m256 v[4];
+            __m256 largest = _mm256_setzero_ps();
+            for (int i = 0; i < 4; ++i) {
+                v[i] = _mm256_loadu_ps(src + 8 * i);
+                largest = _mm256_max_ps(largest, _mm256_andnot_ps(sign, v[i]));
+            }
+            __m128 m = _mm_max_ps(_mm256_castps256_ps128(largest), _mm256_extractf128_ps(largest, 1));
+            m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+            const float amax = _mm_cvtss_f32(_mm_max_ss(m, _mm_movehdup_ps(m)));
+            const __m256 inv = _mm256_set1_ps(amax > 0.0f ? 127.0f / amax : 0.0f);
+            __m256i i32[4];
+            for (int i = 0; i < 4; ++i) i32[i] = _mm256_cvtps_epi32(_mm256_mul_ps(v[i], inv));
+            const int lo = hsum_epi32(_mm256_add_epi32(i32[0], i32[1])), hi = hsum_epi32(_mm256_add_epi32(i32[2], i32[3]));
+            const __m256i packed = _mm256_packs_epi16(_mm256_packs_epi32(i32[0], i32[1]), _mm256_packs_epi32(i32[2], i32[3]));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + t * k + 32 * b), _mm256_permutevar8x32_epi32(packed, order));
+            const float scale = amax / 127.0f;
+            const int64_t at = t * (k / 32) + b;
+            d[at] = scale;
+            d_sum[at] = scale * float(lo + hi);
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(half_sums + 4 * at), _mm_set_epi32(0, hi, 0, lo));
+        }
+}
+
+// The block types' entries of a kernel set whose plain ones make_kernels filled.
+Kernels with_quantized(Kernels k) {
+    auto set = [&](DType t, QuantizedGemmFn f) { k.types[int(t)] = TypeKernels{nullptr, f}; };
+    set(DType::Q8_0, &quantized_gemm<Q8_0>);
+    set(DType::Q4_0, &quantized_gemm<Q4_0>);
+    set(DType::Q4_1, &quantized_gemm<Q4_1>);
+    set(DType::Q5_0, &quantized_gemm<Q5_0>);
+    set(DType::Q5_1, &quantized_gemm<Q5_1>);
+    set(DType::Q4_K, &quantized_gemm<Q4_K>);
+    set(DType::Q5_K, &quantized_gemm<Q5_K>);
+    set(DType::Q6_K, &quantized_gemm<Q6_K>);
+    k.quantize_rows = &quantize_rows;
+    return k;
+}
