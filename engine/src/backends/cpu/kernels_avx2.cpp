@@ -59,7 +59,6 @@ struct Simd {
 #include "backends/cpu/kernels_impl.h"
 
 struct Int8Dot {
-    static constexpr bool kExact = false;  // maddubs saturates pairs at 16 bits
     static __m256i dot(__m256i acc, __m256i u, __m256i s) {
         return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));
     }

@@ -3,6 +3,8 @@
 // where the integer products of block types take one dpbusd and all 32 vector registers.
 #include <immintrin.h>
 
+#include <type_traits>
+
 #include "backends/cpu/kernels.h"
 #include "model/quant/blocks.h"
 
@@ -56,15 +58,10 @@ struct Simd {
 #include "backends/cpu/kernels_impl.h"
 
 #if defined(LLAMADESK_CPU_VNNI)
-struct Int8Dot {
-    static constexpr bool kExact = true;
-    static __m256i dot(__m256i acc, __m256i u, __m256i s) { return _mm256_dpbusd_epi32(acc, u, s); }
-};
 constexpr int kQuantTileRows = 4;  // 4 x 4 tile: 16 accumulators, 4 weight chunks and 4 scales of 32 registers
 constexpr int kQuantTileCols = 4;
 #else
 struct Int8Dot {  // without VL the integer code has only the 16 AVX2 registers
-    static constexpr bool kExact = false;  // maddubs saturates pairs at 16 bits
     static __m256i dot(__m256i acc, __m256i u, __m256i s) {
         return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));
     }

@@ -1,11 +1,9 @@
-// Block-quantized weights times quantized activations with 256-bit integer instructions, written
-// once for the x86 kernel sets. kernels_<isa>.cpp includes it inside its anonymous namespace after
-// defining
+// Block-quantized weights times quantized activations in x86 integer instructions, written once
+// for the x86 kernel sets. kernels_<isa>.cpp includes it inside its anonymous namespace after
+// defining kQuantTileRows, kQuantTileCols (activation rows x weight rows of the micro-tile) and
+// either LLAMADESK_CPU_VNNI (512-bit dpbusd) or
 //   Int8Dot::dot(acc, u, s): acc plus, in each of 8 int32 lanes, the sum of 4 products u[i] * s[i]
-//                            (u unsigned bytes, s signed): maddubs + madd on AVX2, one dpbusd with
-//                            VNNI;
-//   Int8Dot::kExact: the dot has no 16-bit intermediate sums that could saturate (VNNI);
-//   kQuantTileRows, kQuantTileCols: activation rows x weight rows of the micro-tile.
+//                            (u unsigned bytes, s signed), 256 bits.
 //
 // Every weight type is read as chunks of 32 elements (one block of Q8_0..Q5_1, 8 per K-quant
 // super-block): unsigned integers q with weight = scale * (q + kIntOffset) + offset, the scale
@@ -13,8 +11,8 @@
 // block (x = d * q_x) that is d * scale . (dot(q, q_x) + kIntOffset * sum(q_x)) + offset * d_sum:
 // the integer offset starts the integer accumulator (from the activation's half sums) and the float
 // offset (Q4_1, Q5_1, K-quant mins) is one multiply per chunk, so no element is shifted. Q8_0's
-// signed bytes become unsigned with offset -128 where the dot cannot saturate, and go through |q|
-// and q_x with q's sign otherwise.
+// signed bytes become unsigned with offset -128 for dpbusd; with maddubs, whose 16-bit pair sums
+// would saturate, they go through |q| and q_x with q's sign.
 //
 // Only the block layouts of blocks.h are used here, never its inline helpers (see kernels.h).
 
@@ -158,6 +156,7 @@ struct Q6_K : Chunked32 {
     }
 };
 
+#if !defined(LLAMADESK_CPU_VNNI)
 inline float hsum256(__m256 v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));
@@ -171,9 +170,6 @@ template <class T, int RM, int RN>
 void quantized_tile(const QuantizedRows& x, const uint8_t* w, int64_t ldw, float* y, int64_t ldy) {
     using Block = typename T::Block;
     constexpr int kChunks = T::kChunks;
-    constexpr bool kUnsignedQ8 = T::kSigned && Int8Dot::kExact;  // Q8_0 as q + 128, offset -128
-    constexpr bool kSignTrick = T::kSigned && !Int8Dot::kExact;
-    constexpr int kIntOffset = kUnsignedQ8 ? -128 : T::kIntOffset;
     const int64_t k = x.k, n_chunks = k / 32, n_blocks = n_chunks / kChunks;
     __m256 acc[RM][RN];
     float offsets[RM][RN];  // float offsets of 32-element blocks; K-quants fold theirs into acc
@@ -201,8 +197,7 @@ void quantized_tile(const QuantizedRows& x, const uint8_t* w, int64_t ldw, float
 #pragma GCC unroll 4
             for (int r = 0; r < RN; ++r) {
                 q[r] = T::chunk(*block[r], j);
-                if constexpr (kUnsignedQ8) q[r] = _mm256_xor_si256(q[r], _mm256_set1_epi8(char(0x80)));
-                if constexpr (kSignTrick) magnitude[r] = _mm256_abs_epi8(q[r]);
+                if constexpr (T::kSigned) magnitude[r] = _mm256_abs_epi8(q[r]);
                 if constexpr (T::kHalfScales)
                     scale[r] = _mm256_set_m128(_mm_set1_ps(scales[r].hi[j]), _mm_set1_ps(scales[r].lo[j]));
                 else
@@ -213,14 +208,15 @@ void quantized_tile(const QuantizedRows& x, const uint8_t* w, int64_t ldw, float
                 const __m256i a = load256(x.q + i * k + 32 * c);
                 const __m256 d = _mm256_set1_ps(x.d[i * n_chunks + c]);
                 __m256i start = _mm256_setzero_si256();
-                if constexpr (kIntOffset != 0) {
+                if constexpr (T::kIntOffset != 0) {
                     const __m128i halves = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x.half_sums + 4 * (i * n_chunks + c)));
-                    start = _mm256_mullo_epi32(_mm256_cvtepu32_epi64(halves), _mm256_set1_epi32(kIntOffset));
+                    start = _mm256_mullo_epi32(_mm256_cvtepu32_epi64(halves), _mm256_set1_epi32(T::kIntOffset));
                 }
 #pragma GCC unroll 4
                 for (int r = 0; r < RN; ++r) {
-                    const __m256i dot = kSignTrick ? Int8Dot::dot(start, magnitude[r], _mm256_sign_epi8(a, q[r]))
-                                                   : Int8Dot::dot(start, q[r], a);
+                    __m256i dot;
+                    if constexpr (T::kSigned) dot = Int8Dot::dot(start, magnitude[r], _mm256_sign_epi8(a, q[r]));
+                    else dot = Int8Dot::dot(start, q[r], a);
                     acc[i][r] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(dot), d), scale[r], acc[i][r]);
                     if constexpr (T::kFloatOffset && kChunks == 1)
                         offsets[i][r] += scales[r].offset[0] * x.d_sum[i * n_chunks + c];
@@ -239,8 +235,7 @@ void quantized_tile(const QuantizedRows& x, const uint8_t* w, int64_t ldw, float
     for (int i = 0; i < RM; ++i)
         for (int r = 0; r < RN; ++r) y[i * ldy + r] = hsum256(acc[i][r]) + offsets[i][r];
 }
-
-#if defined(LLAMADESK_CPU_VNNI)
+#else
 // With AVX-512 VNNI the tile takes two chunks per 512-bit instruction, which halves the work per
 // pair of rows: the dot, the conversion and the two float steps. The 256-bit chunks of two
 // consecutive chunks (two blocks of 32, or chunks 2m and 2m + 1 of a super-block) sit in the low
@@ -276,10 +271,55 @@ inline void wide_step(const QuantizedRows& x, int64_t c, const __m512i (&q)[RN],
     }
 }
 
+// Every 16-bit lane of the low 256 bits shifted right by lo, of the high 256 bits by hi.
+inline __m512i shift_halves(__m512i v, int lo, int hi) {
+    return _mm512_srlv_epi16(v, _mm512_inserti64x4(_mm512_set1_epi16(short(lo)), _mm256_set1_epi16(short(hi)), 1));
+}
+
+// Two blocks of 32 (b0 in the low half): their weights as unsigned bytes. Nibble types unpack
+// both at once: each 16-byte run twice, the second copy shifted by 4.
 template <class T>
-inline __m512i wide_chunks(const typename T::Block& b0, int j0, const typename T::Block& b1, int j1) {
-    const __m512i q = join(T::chunk(b0, j0), T::chunk(b1, j1));
-    return T::kSigned ? _mm512_xor_si512(q, _mm512_set1_epi8(char(0x80))) : q;
+inline __m512i wide_blocks(const typename T::Block& b0, const typename T::Block& b1) {
+    if constexpr (std::is_same_v<T, Q4_0> || std::is_same_v<T, Q4_1>) {
+        const __m512i v = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_broadcastsi128_si256(
+                                                 _mm_loadu_si128(reinterpret_cast<const __m128i*>(b0.qs)))),
+                                             _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b1.qs))), 1);
+        const __m512i by = _mm512_set_epi64(0x0004000400040004, 0x0004000400040004, 0, 0, 0x0004000400040004,
+                                            0x0004000400040004, 0, 0);  // per 128 bits: 0, 4, 0, 4
+        return _mm512_and_si512(_mm512_srlv_epi16(v, by), _mm512_set1_epi8(15));
+    } else {
+        const __m512i q = join(T::chunk(b0, 0), T::chunk(b1, 0));
+        return T::kSigned ? _mm512_xor_si512(q, _mm512_set1_epi8(char(0x80))) : q;
+    }
+}
+
+// Chunks 2m and 2m + 1 of a super-block as unsigned bytes; both share their low bits' bytes (Q4_K,
+// Q5_K: low and high nibbles of one 32-byte run; Q6_K: one 64-byte run) and their high bits' bytes.
+template <class T>
+inline __m512i wide_chunks(const typename T::Block& b, int m) {
+    const __m512i mask4 = _mm512_set1_epi8(15);
+    if constexpr (std::is_same_v<T, Q4_K> || std::is_same_v<T, Q5_K>) {
+        const __m512i low = _mm512_and_si512(shift_halves(_mm512_broadcast_i64x4(load256(b.qs + 32 * m)), 0, 4), mask4);
+        if constexpr (std::is_same_v<T, Q4_K>) {
+            return low;
+        } else {
+            const __m512i high = shift_halves(_mm512_broadcast_i64x4(load256(b.qh)), 2 * m, 2 * m + 1);
+            return _mm512_or_si512(low, _mm512_slli_epi16(_mm512_and_si512(high, _mm512_set1_epi8(1)), 4));
+        }
+    } else {
+        static_assert(std::is_same_v<T, Q6_K>);
+        const int h = m / 2, c = 2 * (m % 2);  // chunks 4h + c and 4h + c + 1
+        const __m512i low = _mm512_and_si512(
+            _mm512_srl_epi16(_mm512_loadu_si512(b.ql + 64 * h), _mm_cvtsi32_si128(4 * (c / 2))), mask4);
+        const __m512i high = shift_halves(_mm512_broadcast_i64x4(load256(b.qh + 32 * h)), 2 * c, 2 * c + 2);
+        return _mm512_or_si512(low, _mm512_slli_epi16(_mm512_and_si512(high, _mm512_set1_epi8(3)), 4));
+    }
+}
+
+// The f16 scales of two blocks: the first in lanes 0..7, the second in lanes 8..15.
+inline __m512 wide_scales(uint16_t d0, uint16_t d1) {
+    const __m128 two = _mm_cvtph_ps(_mm_cvtsi32_si128(int(uint32_t(d0) | uint32_t(d1) << 16)));
+    return _mm512_permutexvar_ps(_mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0), _mm512_castps128_ps512(two));
 }
 
 template <class T, int RM, int RN>
@@ -304,27 +344,29 @@ void quantized_tile_wide(const QuantizedRows& x, const uint8_t* w, int64_t ldw, 
     if constexpr (T::kChunks == 8) {
         for (int64_t b = 0; b < n_chunks / 8; ++b) {
             BlockScales<8> s[RN];
-            __m512 lo[RN], hi[RN];
+            __m512 all[RN];  // the block's scales: 8 per chunk, or Q6_K's 16 per half chunk
 #pragma GCC unroll 4
             for (int r = 0; r < RN; ++r) {
-                T::scales(row[r][b], s[r]);
-                lo[r] = _mm512_castps256_ps512(_mm256_loadu_ps(s[r].lo));
-                if constexpr (T::kHalfScales) hi[r] = _mm512_castps256_ps512(_mm256_loadu_ps(s[r].hi));
+                if constexpr (T::kHalfScales) {
+                    const __m512i sixteen = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row[r][b].scales)));
+                    all[r] = _mm512_mul_ps(_mm512_cvtepi32_ps(sixteen), _mm512_set1_ps(half_to_float(row[r][b].d)));
+                } else {
+                    T::scales(row[r][b], s[r]);
+                    all[r] = _mm512_castps256_ps512(_mm256_loadu_ps(s[r].lo));
+                }
             }
 #pragma GCC unroll 4
             for (int m = 0; m < 4; ++m) {
-                // lanes of chunk 2m then 2m + 1; with half scales, lo and hi of each in groups of 4
+                // lanes of chunk 2m then 2m + 1; with half scales, sub-blocks 4m .. 4m + 3 in groups of 4
                 const __m512i pick = T::kHalfScales
-                    ? _mm512_set_epi32(16 + 2 * m + 1, 16 + 2 * m + 1, 16 + 2 * m + 1, 16 + 2 * m + 1, 2 * m + 1, 2 * m + 1,
-                                       2 * m + 1, 2 * m + 1, 16 + 2 * m, 16 + 2 * m, 16 + 2 * m, 16 + 2 * m, 2 * m, 2 * m,
-                                       2 * m, 2 * m)
+                    ? _mm512_set_epi32(4 * m + 3, 4 * m + 3, 4 * m + 3, 4 * m + 3, 4 * m + 2, 4 * m + 2, 4 * m + 2,
+                                       4 * m + 2, 4 * m + 1, 4 * m + 1, 4 * m + 1, 4 * m + 1, 4 * m, 4 * m, 4 * m, 4 * m)
                     : _mm512_set_epi32(2 * m + 1, 2 * m + 1, 2 * m + 1, 2 * m + 1, 2 * m + 1, 2 * m + 1, 2 * m + 1,
                                        2 * m + 1, 2 * m, 2 * m, 2 * m, 2 * m, 2 * m, 2 * m, 2 * m, 2 * m);
 #pragma GCC unroll 4
                 for (int r = 0; r < RN; ++r) {
-                    q[r] = wide_chunks<T>(row[r][b], 2 * m, row[r][b], 2 * m + 1);
-                    if constexpr (T::kHalfScales) scale[r] = _mm512_permutex2var_ps(lo[r], pick, hi[r]);
-                    else scale[r] = _mm512_permutexvar_ps(pick, lo[r]);
+                    q[r] = wide_chunks<T>(row[r][b], m);
+                    scale[r] = _mm512_permutexvar_ps(pick, all[r]);
                 }
                 wide_step<T, RM, RN>(x, 8 * b + 2 * m, q, scale, acc);
             }
@@ -344,14 +386,11 @@ void quantized_tile_wide(const QuantizedRows& x, const uint8_t* w, int64_t ldw, 
             float offset[RN][2];
 #pragma GCC unroll 4
             for (int r = 0; r < RN; ++r) {
-                BlockScales<1> s0, s1;
-                T::scales(row[r][c], s0);
-                T::scales(row[r][c + 1], s1);
-                q[r] = wide_chunks<T>(row[r][c], 0, row[r][c + 1], 0);
-                scale[r] = join(_mm256_set1_ps(s0.lo[0]), _mm256_set1_ps(s1.lo[0]));
+                q[r] = wide_blocks<T>(row[r][c], row[r][c + 1]);
+                scale[r] = wide_scales(row[r][c].d, row[r][c + 1].d);
                 if constexpr (T::kFloatOffset) {
-                    offset[r][0] = s0.offset[0];
-                    offset[r][1] = s1.offset[0];
+                    offset[r][0] = half_to_float(row[r][c].m);
+                    offset[r][1] = half_to_float(row[r][c + 1].m);
                 }
             }
             wide_step<T, RM, RN>(x, c, q, scale, acc);
