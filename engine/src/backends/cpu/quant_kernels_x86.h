@@ -257,7 +257,9 @@ inline void wide_step(const QuantizedRows& x, int64_t c, const __m512i (&q)[RN],
 #pragma GCC unroll 4
     for (int i = 0; i < RM; ++i) {
         const __m512i a = _mm512_loadu_si512(x.q + i * x.k + 32 * c);
-        const __m128 two = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(x.d + i * n_chunks + c)));
+        int64_t scales;  // the two chunks' activation scales (memcpy: floats are only 4-byte aligned)
+        __builtin_memcpy(&scales, x.d + i * n_chunks + c, 8);
+        const __m128 two = _mm_castsi128_ps(_mm_cvtsi64_si128(scales));
         const __m512 d = _mm512_permutexvar_ps(spread, _mm512_castps128_ps512(two));
         __m512i start = _mm512_setzero_si512();
         if constexpr (kIntOffset != 0)
