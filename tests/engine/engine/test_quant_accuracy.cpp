@@ -122,12 +122,14 @@ void add_real_models() {
 }
 
 // The mixes compared, and what each must keep: mean KL below, top-1 agreement above. Measured
-// with the reference quantizers (KL / top-1, babyllama and stories260K widened to 256/512):
-//   q8_0 3.1e-4 / 0.994, 3.6e-4 / 0.986    q6_k 3.5e-3 / 0.975, 5.0e-3 / 0.959
-//   q5_1 1.6e-2 / 0.954, 2.1e-2 / 0.921    q5_0 1.8e-2 / 0.946, 2.9e-2 / 0.901
-//   q5_k 1.5e-2 / 0.952, 2.2e-2 / 0.916    q5_k_m 1.4e-2 / 0.952, 1.9e-2 / 0.925
-//   q4_1 6.4e-2 / 0.885, 9.0e-2 / 0.838    q4_0 8.9e-2 / 0.878, 1.2e-1 / 0.826
-//   q4_k 7.3e-2 / 0.892, 1.0e-1 / 0.828    q4_k_m 6.1e-2 / 0.900, 9.1e-2 / 0.854
+// with the reference quantizers and the CPU kernels, which quantize activations to 8 bits per
+// block of 32 as llama.cpp's do (KL / top-1, babyllama and stories260K widened to 256/512):
+//   q8_0 5.6e-4 / 0.993, 8.3e-4 / 0.985    q6_k 3.6e-3 / 0.974, 5.7e-3 / 0.958
+//   q5_1 1.6e-2 / 0.955, 2.2e-2 / 0.920    q5_0 1.9e-2 / 0.941, 2.9e-2 / 0.901
+//   q5_k 1.6e-2 / 0.952, 2.3e-2 / 0.909    q5_k_m 1.5e-2 / 0.956, 1.9e-2 / 0.928
+//   q4_1 6.5e-2 / 0.884, 9.0e-2 / 0.836    q4_0 9.0e-2 / 0.876, 1.2e-1 / 0.826
+//   q4_k 7.4e-2 / 0.890, 1.0e-1 / 0.835    q4_k_m 6.1e-2 / 0.896, 9.2e-2 / 0.853
+// (With F32 activations q8_0 was 3.1e-4 / 0.994, 3.6e-4 / 0.986; the other rows barely moved.)
 // Models this small are far more sensitive than 7B ones. The limits sit about 2x (KL) and a few
 // points (top-1) from the worse model's figure, so a broken block, kernel or mix rule shows while
 // a change of rounding does not.
@@ -136,7 +138,7 @@ struct MixLimit {
     double max_kl, min_top1;
 };
 const MixLimit kLimits[] = {
-    {"q8_0", 8e-4, 0.975}, {"q6_k", 1e-2, 0.93},   {"q5_1", 4e-2, 0.89}, {"q5_0", 5e-2, 0.87},
+    {"q8_0", 1.7e-3, 0.975}, {"q6_k", 1e-2, 0.93},   {"q5_1", 4e-2, 0.89}, {"q5_0", 5e-2, 0.87},
     {"q5_k", 4e-2, 0.89},  {"q5_k_m", 4e-2, 0.89}, {"q4_1", 0.2, 0.79},  {"q4_0", 0.2, 0.79},
     {"q4_k", 0.2, 0.79},   {"q4_k_m", 0.2, 0.8},
 };
