@@ -30,10 +30,11 @@ for t in "${targets[@]}"; do
     (cd "$build" && ASAN_OPTIONS=detect_leaks=1 "$build/tests/fuzz/fuzz_$t" "$corpus" "$seeds/$t" \
         -fork="$jobs" -ignore_crashes=0 -max_total_time="$seconds" -rss_limit_mb=4096 -malloc_limit_mb=1024 \
         -timeout=10 -artifact_prefix="$artifacts" -print_final_stats=1 >"$log" 2>&1) || status=$?
-    # -fork prints cumulative "#N ... exec/s: R" lines; the last one is the campaign's total
+    # -fork prints cumulative "#N: ... time: Ts" lines; the last one is the campaign's total
     last=$(grep -E '^#[0-9]+' "$log" | tail -1)
     execs=$(sed -E 's/^#([0-9]+).*/\1/' <<<"$last")
-    rate=$(sed -nE 's/.*exec\/s: ([0-9]+).*/\1/p' <<<"$last")
+    elapsed=$(sed -nE 's/.*time: ([0-9]+)s.*/\1/p' <<<"$last")
+    rate=$([ -n "$execs" ] && [ "${elapsed:-0}" -gt 0 ] && echo $((execs / elapsed)) || echo '?')
     found=$(find "$artifacts" -type f | wc -l)
     result=ok
     if [ "$found" -gt 0 ] || [ "$status" -ne 0 ]; then
