@@ -151,19 +151,16 @@ Shard read_shard(const fs::path& path, CheckpointStorage& storage) {
     return s;
 }
 
-// How a role's tensor is split across model-parallel shards.
-enum class Split { Replicated, Rows, Columns };
+}  // namespace
 
-Split split_of(TensorRole r) {
-    switch (r) {
+MetaSplit meta_split_of(TensorRole role) {
+    switch (role) {
     case TensorRole::Query: case TensorRole::Key: case TensorRole::Value:
-    case TensorRole::FfnGate: case TensorRole::FfnUp: case TensorRole::Output: return Split::Rows;
-    case TensorRole::AttentionOutput: case TensorRole::FfnDown: case TensorRole::TokenEmbedding: return Split::Columns;
-    default: return Split::Replicated;
+    case TensorRole::FfnGate: case TensorRole::FfnUp: case TensorRole::Output: return MetaSplit::Rows;
+    case TensorRole::AttentionOutput: case TensorRole::FfnDown: case TensorRole::TokenEmbedding: return MetaSplit::Columns;
+    default: return MetaSplit::Replicated;
     }
 }
-
-}  // namespace
 
 int meta_ffn_width(int dim, int multiple_of, double ffn_dim_multiplier) {
     int64_t hidden = 4 * int64_t(dim);
@@ -220,13 +217,13 @@ Checkpoint read_meta_checkpoint(const std::string& dir) {
     ckpt.config = c;
     const bool has_output = shards[0].by_name.count(tensor_name(TensorRole::Output, -1, TensorNaming::Meta)) > 0;
     for (const TensorSlot& slot : tensor_slots(c, ckpt.weights, has_output)) {
-        const Split split = n == 1 ? Split::Replicated : split_of(slot.role);
-        const int64_t rows = split == Split::Rows ? slot.rows / n : slot.rows;
-        const int64_t cols = split == Split::Columns ? slot.cols / n : slot.cols;
-        if ((split == Split::Rows && slot.rows % n) || (split == Split::Columns && slot.cols % n))
+        const MetaSplit split = n == 1 ? MetaSplit::Replicated : meta_split_of(slot.role);
+        const int64_t rows = split == MetaSplit::Rows ? slot.rows / n : slot.rows;
+        const int64_t cols = split == MetaSplit::Columns ? slot.cols / n : slot.cols;
+        if ((split == MetaSplit::Rows && slot.rows % n) || (split == MetaSplit::Columns && slot.cols % n))
             fail(ErrorCode::BadFormat, dir + ": " + slot.name + " does not split evenly over " + std::to_string(n) + " shards");
         std::vector<const Piece*> pieces;
-        for (int k = 0; k < (split == Split::Replicated ? 1 : n); ++k) {
+        for (int k = 0; k < (split == MetaSplit::Replicated ? 1 : n); ++k) {
             const Piece& p = piece(k, slot.role, slot.layer);
             if (p.rows != rows || p.cols != cols || (pieces.size() && p.tensor->dtype != pieces[0]->tensor->dtype))
                 fail(ErrorCode::BadFormat, dir + "/" + shard_name(k) + ": " + p.tensor->name.substr(0, 128) + " has shape (" +
@@ -242,7 +239,7 @@ Checkpoint read_meta_checkpoint(const std::string& dir) {
             const int64_t piece_row = weight_type(dtype).bytes(cols);
             for (int k = 0; k < n; ++k)
                 for (int64_t r = 0; r < rows; ++r) {
-                    char* dst = split == Split::Rows ? joined + ((k * rows + r) * view.row_bytes())
+                    char* dst = split == MetaSplit::Rows ? joined + ((k * rows + r) * view.row_bytes())
                                                      : joined + r * view.row_bytes() + k * piece_row;
                     std::memcpy(dst, pieces[size_t(k)]->data + r * piece_row, size_t(piece_row));
                 }

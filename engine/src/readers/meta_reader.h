@@ -10,8 +10,13 @@
 
 #include "model/checkpoint.h"
 #include "model/model_config.h"
+#include "model/tensor_slots.h"
 
 namespace llamadesk {
+
+// How a role's tensor is split across Meta's model-parallel shards.
+enum class MetaSplit { Replicated, Rows, Columns };
+MetaSplit meta_split_of(TensorRole role);
 
 // Meta's FFN width (llama/model.py): two thirds of 4 * dim, times ffn_dim_multiplier when given,
 // rounded up to a multiple of multiple_of.

@@ -125,17 +125,6 @@ std::string pickle_state_dict(const std::vector<ShardTensor>& tensors, int64_t s
     return p.bytes;
 }
 
-enum class Split { Replicated, Rows, Columns };
-
-Split split_of(TensorRole r) {
-    switch (r) {
-    case TensorRole::Query: case TensorRole::Key: case TensorRole::Value:
-    case TensorRole::FfnGate: case TensorRole::FfnUp: case TensorRole::Output: return Split::Rows;
-    case TensorRole::AttentionOutput: case TensorRole::FfnDown: case TensorRole::TokenEmbedding: return Split::Columns;
-    default: return Split::Replicated;
-    }
-}
-
 }  // namespace
 
 void write_meta(const Checkpoint& ckpt, const std::string& dir, int n_shards) {
@@ -183,20 +172,20 @@ void write_meta(const Checkpoint& ckpt, const std::string& dir, int n_shards) {
             // norms are F32 in memory; a shard's one storage has one dtype, the matrices'
             const DType stored = s.is_norm() ? ckpt.weights.layers[0].wq.dtype : t.dtype;
             dtype = stored;
-            const Split split = n_shards == 1 ? Split::Replicated : split_of(s.role);
-            const int64_t rows = split == Split::Rows ? t.rows / n_shards : t.rows;
-            const int64_t cols = split == Split::Columns ? t.cols / n_shards : t.cols;
-            if (rows * n_shards != t.rows && split == Split::Rows) fail(ErrorCode::InvalidArgument, t.name + " does not split");
-            if (cols * n_shards != t.cols && split == Split::Columns) fail(ErrorCode::InvalidArgument, t.name + " does not split");
+            const MetaSplit split = n_shards == 1 ? MetaSplit::Replicated : meta_split_of(s.role);
+            const int64_t rows = split == MetaSplit::Rows ? t.rows / n_shards : t.rows;
+            const int64_t cols = split == MetaSplit::Columns ? t.cols / n_shards : t.cols;
+            if (rows * n_shards != t.rows && split == MetaSplit::Rows) fail(ErrorCode::InvalidArgument, t.name + " does not split");
+            if (cols * n_shards != t.cols && split == MetaSplit::Columns) fail(ErrorCode::InvalidArgument, t.name + " does not split");
             ShardTensor st{tensor_name(s.role, s.layer, TensorNaming::Meta), stored,
                            s.is_norm() ? std::vector<int64_t>{cols} : std::vector<int64_t>{rows, cols}, {}};
             const WeightType& w = weight_type(stored);
             std::vector<float> row(size_t(t.cols));
             for (int64_t r = 0; r < rows; ++r) {
-                const int64_t src_row = split == Split::Rows ? k * rows + r : r;
+                const int64_t src_row = split == MetaSplit::Rows ? k * rows + r : r;
                 t.row_to_f32(src_row, row.data());
                 std::string bytes(size_t(w.bytes(cols)), '\0');
-                w.from_f32(row.data() + (split == Split::Columns ? k * cols : 0), bytes.data(), cols);
+                w.from_f32(row.data() + (split == MetaSplit::Columns ? k * cols : 0), bytes.data(), cols);
                 st.bytes += bytes;
             }
             storage += st.bytes;

@@ -3,6 +3,7 @@
 #include <QFile>
 #include <cstring>
 
+#include "llamadesk/engine.h"
 #include "model/tensor_slots.h"
 
 namespace llamadesk::test {
@@ -43,6 +44,19 @@ QString expect_error(const std::function<void()>& fn, ErrorCode code, const QStr
     }
     return QStringLiteral("expected error %1 ('%2'), but it succeeded")
         .arg(error_code_name(code), substring);
+}
+
+std::string greedy_text(const std::string& model, const std::string& prompt, int n_tokens) {
+    Engine e;
+    LoadParams p;
+    p.model_path = model;
+    const Status loaded = e.load(p);
+    if (!loaded.ok()) return "load failed: " + loaded.message;
+    GenerateParams g;
+    g.sampling.temperature = 0;
+    g.max_new_tokens = n_tokens;
+    const GenerationResult r = e.generate(e.create_conversation(ChatFormat::Completion), prompt, g);
+    return r.status.ok() ? prompt + r.text : "generate failed: " + r.status.message;
 }
 
 QByteArray read_all(const QString& path) {

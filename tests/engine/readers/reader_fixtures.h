@@ -31,6 +31,9 @@ QString expect_error(const std::function<void()>& fn, ErrorCode code, const QStr
         QVERIFY2(why_.isEmpty(), qPrintable(why_));                                              \
     } while (0)
 
+// The prompt and what the model at `model` writes after it greedily in n_tokens, or what failed.
+std::string greedy_text(const std::string& model, const std::string& prompt, int n_tokens);
+
 QByteArray read_all(const QString& path);
 void write_all(const QString& path, const QByteArray& bytes);
 

@@ -31,19 +31,6 @@ ModelConfig even_config() {  // every split dimension divides by 2
     return c;
 }
 
-std::string greedy_text(const std::string& model, const std::string& prompt, int n_tokens) {
-    Engine e;
-    LoadParams p;
-    p.model_path = model;
-    const Status loaded = e.load(p);
-    if (!loaded.ok()) return "load failed: " + loaded.message;
-    GenerateParams g;
-    g.sampling.temperature = 0;
-    g.max_new_tokens = n_tokens;
-    const GenerationResult r = e.generate(e.create_conversation(ChatFormat::Completion), prompt, g);
-    return r.status.ok() ? prompt + r.text : "generate failed: " + r.status.message;
-}
-
 // Pickle bytes, written out opcode by opcode.
 struct Pickle {
     QByteArray bytes;
