@@ -1,6 +1,7 @@
 #include "reader_fixtures.h"
 
 #include <QFile>
+#include <QTest>
 #include <cstring>
 
 #include "llamadesk/engine.h"
@@ -57,6 +58,26 @@ std::string greedy_text(const std::string& model, const std::string& prompt, int
     g.max_new_tokens = n_tokens;
     const GenerationResult r = e.generate(e.create_conversation(ChatFormat::Completion), prompt, g);
     return r.status.ok() ? prompt + r.text : "generate failed: " + r.status.message;
+}
+
+void add_real_model_rows() {
+    QTest::addColumn<QString>("bin");
+    QTest::addColumn<QString>("tokenizer");
+    QTest::addColumn<int>("shards");
+    QTest::newRow("stories260K") << "models/stories260K/stories260K.bin" << "models/stories260K/tok512.model" << 1;
+    QTest::newRow("babyllama two shards") << "models/babyllama/model5000.bin" << "models/babyllama/tok105.model" << 2;
+}
+
+QString greedy_text_differs(const QString& bin_path, const QString& tokenizer_path, int shards, const QString& folder,
+                            FolderWriter write) {
+    write(open_checkpoint(bin_path.toStdString()), folder.toStdString(), shards);
+    if (!QFile::copy(tokenizer_path, folder + "/tokenizer.model")) return "cannot copy " + tokenizer_path;
+    const std::string expected = greedy_text(bin_path.toStdString(), "Once upon a time", 60);
+    const std::string got = greedy_text(folder.toStdString(), "Once upon a time", 60);
+    if (expected.size() <= 60) return "the llama2.c model wrote nothing: " + QString::fromStdString(expected);
+    if (got != expected)
+        return "llama2.c file: " + QString::fromStdString(expected) + "\nfolder: " + QString::fromStdString(got);
+    return {};
 }
 
 QByteArray read_all(const QString& path) {

@@ -34,6 +34,16 @@ QString expect_error(const std::function<void()>& fn, ErrorCode code, const QStr
 // The prompt and what the model at `model` writes after it greedily in n_tokens, or what failed.
 std::string greedy_text(const std::string& model, const std::string& prompt, int n_tokens);
 
+// Data rows (bin, tokenizer, shards) of the real small models in ../shared: stories260K in one
+// file, babyllama (grouped-query attention) in two.
+void add_real_model_rows();
+// Writes the llama2.c model at bin_path with `write` (a folder writer such as write_hf) into
+// `folder`, puts the tokenizer beside it, and compares the two models' greedy text: empty when the
+// folder writes what llama2.c's file writes, else both texts.
+using FolderWriter = void (*)(const Checkpoint&, const std::string&, int);
+QString greedy_text_differs(const QString& bin_path, const QString& tokenizer_path, int shards, const QString& folder,
+                            FolderWriter write);
+
 QByteArray read_all(const QString& path);
 void write_all(const QString& path, const QByteArray& bytes);
 
