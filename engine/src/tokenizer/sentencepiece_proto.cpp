@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string_view>
+#include <unordered_set>
 
 #include "core/error.h"
 
@@ -27,7 +28,7 @@ constexpr int kModelTypeBpe = 2;
 
 // SentencePiece piece types (4 user-defined and 5 unused lie between); GGUF's
 // tokenizer.ggml.token_type uses the same numbers.
-enum PieceType { kNormal = 1, kUnknown = 2, kControl = 3, kByte = 6 };
+enum PieceType { kNormal = 1, kUnknown = 2, kControl = 3, kUserDefined = 4, kByte = 6 };
 
 // Protocol buffers wire format: each field is a varint key (field << 3 | wire type) followed by
 // a varint, 4 little-endian bytes, or a varint length and that many bytes.
@@ -77,6 +78,35 @@ int inferred_type(const EmbeddedVocab& vocab, int32_t id) {
     return is_byte_piece(vocab.tokens[size_t(id)]) ? kByte : kNormal;
 }
 
+// True when `text` is exactly one UTF-8 encoded character.
+bool is_one_character(std::string_view text) {
+    if (text.empty()) return false;
+    const auto lead = static_cast<unsigned char>(text[0]);
+    const size_t length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3
+                          : (lead >> 3) == 0x1E ? 4 : 0;
+    return length == text.size();
+}
+
+// SentencePiece looks a segmented piece up among control tokens first. A control token spelled
+// like ordinary text (one character, or a normal piece) is therefore emitted for that text but
+// consumes none of it, and every later encode fails; the file is refused instead.
+void check_control_texts(const EmbeddedVocab& vocab) {
+    const auto type_of = [&](size_t id) {
+        return vocab.token_types.empty() ? inferred_type(vocab, int32_t(id)) : vocab.token_types[id];
+    };
+    std::unordered_set<std::string_view> ordinary;
+    for (size_t id = 0; id < vocab.tokens.size(); ++id)
+        if (type_of(id) == kNormal || type_of(id) == kUserDefined) ordinary.insert(vocab.tokens[id]);
+    for (size_t id = 0; id < vocab.tokens.size(); ++id) {
+        const std::string& text = vocab.tokens[id];
+        if (type_of(id) == kControl && (is_one_character(text) || ordinary.contains(text)))
+            fail(ErrorCode::BadFormat,
+                 "vocabulary token " + std::to_string(id) + " is a control token (type 3) spelled '" +
+                     text + "', which is also ordinary text, so no text containing it could be "
+                     "encoded; the vocabulary (tokenizer.ggml.tokens / token_type) is damaged");
+    }
+}
+
 void check_vocab(const EmbeddedVocab& vocab) {
     if (!vocab.model.empty() && vocab.model != "llama")
         fail(ErrorCode::Unsupported,
@@ -115,6 +145,7 @@ void check_vocab(const EmbeddedVocab& vocab) {
                                            std::to_string(vocab.token_types[i]) +
                                            " (tokenizer.ggml.token_type); known types are 1 to 6");
     }
+    check_control_texts(vocab);
 }
 
 }  // namespace

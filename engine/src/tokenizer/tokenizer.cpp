@@ -21,6 +21,9 @@ constexpr std::uintmax_t kMaxModelFileBytes = 64ull << 20;
 
 constexpr std::string_view kSpaceSymbol = "\xE2\x96\x81";  // "▁", SentencePiece's space
 
+constexpr std::string_view kProbeText =
+    "Hello, world!  The quick brown fox jumps over the lazy dog: 42 \xC3\xBC\xC3\xA9 \xE4\xBD\xA0\xE5\xA5\xBD \xF0\x9F\x99\x82\n\t<s></s>";
+
 std::string read_model_file(const std::string& path) {
     std::error_code ec;
     const auto status = std::filesystem::status(path, ec);
@@ -66,6 +69,14 @@ std::unique_ptr<Tokenizer> Tokenizer::from_serialized(std::string_view model_pro
                                     : std::string("SentencePiece says: ") + status.message();
         fail(code, origin + " is not a usable SentencePiece tokenizer model (" + why + ")");
     }
+    // A model can load and still be unable to encode (SentencePiece checks some of its tables only
+    // while segmenting); a probe with every letter, spaces, digits and multi-byte text finds that
+    // now rather than at the person's first message.
+    std::vector<int> probe_ids;
+    const auto probe = tok->sp_->Encode(kProbeText, &probe_ids);
+    if (!probe.ok())
+        fail(code, origin + " loads but cannot encode text (SentencePiece says: " +
+                       probe.message() + "); its vocabulary is damaged");
     // SentencePiece's decode spells the unknown token as the model's unk_surface.
     tok->sp_->Decode(std::vector<int>{tok->sp_->unk_id()}, &tok->unk_surface_);
     return tok;

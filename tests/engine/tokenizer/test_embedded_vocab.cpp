@@ -77,6 +77,24 @@ private slots:
             error->what());
     }
 
+    // A tokenizer.model that loads but cannot encode: its piece "a" is marked control in the file's
+    // own bytes (piece field, score field, then type field 3 = 1 becomes 3).
+    void fileThatCannotEncodeIsRefused() {
+        std::string bytes = serialize_model_proto(test::tiny_vocab());
+        const std::string piece_a("\x0A\x01" "a\x15", 4);
+        const size_t at = bytes.find(piece_a);
+        QVERIFY(at != std::string::npos);
+        QCOMPARE(bytes.substr(at + 8, 2), std::string("\x18\x01"));
+        bytes[at + 9] = '\x03';
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("tokenizer.model").toStdString();
+        std::ofstream(path, std::ios::binary) << bytes;
+        const auto error = engine_error_of([&] { Tokenizer::from_file(path); });
+        QVERIFY(error);
+        QCOMPARE(error->code(), ErrorCode::TokenizerMismatch);
+        QVERIFY2(QString(error->what()).contains("loads but cannot encode text"), error->what());
+    }
+
     void hostileVocabulary_data() {
         using Change = std::function<void(EmbeddedVocab&)>;
         QTest::addColumn<int>("index");
@@ -113,6 +131,11 @@ private slots:
             [](auto& v) { v.token_types[0] = 1; });
         add("two unknown tokens", ErrorCode::BadFormat, "SentencePiece says",
             [](auto& v) { v.token_types[262] = 2; });
+        add("control token spelled as a character", ErrorCode::BadFormat,
+            "token 260 is a control token (type 3) spelled 'a'",
+            [](auto& v) { v.token_types[260] = 3; });
+        add("BOS spelled as a normal piece", ErrorCode::BadFormat,
+            "token 1 is a control token (type 3) spelled 'ab'", [](auto& v) { v.tokens[1] = "ab"; });
     }
 
     void hostileVocabulary() {
