@@ -4,6 +4,7 @@
 #include <QUrl>
 #include <utility>
 
+#include "llamadesk/builtin_model.h"
 #include "process_memory.h"
 
 using namespace llamadesk;
@@ -109,4 +110,22 @@ void ModelController::onLoadFailed(const QString& path, int code, const QString&
 void ModelController::finishOne() {
     loads_in_flight_ = qMax(0, loads_in_flight_ - 1);
     emit loadingChanged();
+}
+
+QString ModelController::name() const {
+    if (builtin()) return tr("%1 (built in)").arg(QString::fromUtf8(kBuiltinModelName));
+    return QString::fromStdString(info_.name);
+}
+
+bool ModelController::builtin() const {
+    if (!has_model_) return false;
+    const QString builtin_path = QString::fromStdString(builtin_model_path());
+    return !builtin_path.isEmpty() &&
+           QFileInfo(builtin_path).canonicalFilePath() == QFileInfo(path()).canonicalFilePath();
+}
+
+QStringList ModelController::suggestedQuestions() const {
+    if (!builtin()) return {};
+    return {tr("How do I start a new conversation?"), tr("What is a KV cache?"),
+            tr("Why is a follow-up question fast?")};
 }

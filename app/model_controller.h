@@ -17,6 +17,8 @@ class ModelController : public QObject {
     QML_UNCREATABLE("owned by AppContext")
     Q_PROPERTY(bool hasModel READ hasModel NOTIFY modelChanged)
     Q_PROPERTY(QString name READ name NOTIFY modelChanged)
+    Q_PROPERTY(bool builtin READ builtin NOTIFY modelChanged)
+    Q_PROPERTY(QStringList suggestedQuestions READ suggestedQuestions NOTIFY modelChanged)
     Q_PROPERTY(QString path READ path NOTIFY modelChanged)
     Q_PROPERTY(QString format READ format NOTIFY modelChanged)
     Q_PROPERTY(QString dtype READ dtype NOTIFY modelChanged)
@@ -42,7 +44,11 @@ public:
     explicit ModelController(AppSettings* settings, QObject* parent = nullptr);
 
     bool hasModel() const { return has_model_; }
-    QString name() const { return QString::fromStdString(info_.name); }
+    QString name() const;  // "LlamaDesk Guide (built in)" for the built-in model
+    // The loaded model is the one that ships with LlamaDesk (builtin_model_path()).
+    bool builtin() const;
+    // Questions the welcome text offers: the built-in model's own topics; none for other models.
+    QStringList suggestedQuestions() const;
     QString path() const { return QString::fromStdString(info_.path); }
     QString format() const { return QString::fromStdString(info_.format); }
     QString dtype() const { return QString::fromStdString(info_.weight_dtype); }

@@ -5,6 +5,7 @@
 #include <QQmlApplicationEngine>
 #include <QQuickWindow>
 #include <QTimer>
+#include <cstdio>
 
 #include "app_context.h"
 
@@ -27,9 +28,16 @@ void capture_screenshot_after_answer(QQmlApplicationEngine* engine, AppContext* 
     QObject::connect(app->model(), &ModelController::modelChanged, chat, [chat, prompt] {
         chat->send(prompt);
     });
-    QObject::connect(chat, &ChatController::generatingChanged, engine, [engine, chat, path] {
-        if (!chat->generating())  // let the last frame of the answer render first
-            QTimer::singleShot(400, engine, [engine, path] { save_and_quit(engine, path); });
+    QObject::connect(chat, &ChatController::generatingChanged, engine, [engine, chat, prompt, path] {
+        if (chat->generating()) return;
+        // The exchange goes to stdout too, so scripts can check what the model answered.
+        MessageListModel* messages = chat->messages();
+        const QString answer =
+            messages->data(messages->index(messages->rowCount() - 1), MessageListModel::TextRole).toString();
+        std::printf("%s\n%s\n", qPrintable(prompt), qPrintable(answer));
+        std::fflush(stdout);
+        // let the last frame of the answer render first
+        QTimer::singleShot(400, engine, [engine, path] { save_and_quit(engine, path); });
     });
     QObject::connect(app->model(), &ModelController::loadingChanged, engine, [engine, app, path] {
         if (!app->model()->loading() && !app->model()->hasModel())

@@ -1,5 +1,5 @@
-// --screenshot: once the model is loaded, ask one question; when the answer is done, save the
-// window as a PNG and quit. Used to keep the README's picture current (run it with
+// --screenshot: once the model is loaded, ask one question; when the answer is done, print the
+// question and the answer on stdout, save the window as a PNG and quit. Used to keep the README's picture current (run it with
 // QT_QPA_PLATFORM=offscreen).
 #pragma once
 

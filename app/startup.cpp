@@ -4,6 +4,7 @@
 #include <QFileInfo>
 
 #include "app_settings.h"
+#include "llamadesk/builtin_model.h"
 
 StartupOptions parse_startup_options(const QStringList& arguments) {
     QCommandLineParser parser;
@@ -14,7 +15,7 @@ StartupOptions parse_startup_options(const QStringList& arguments) {
     const QCommandLineOption screenshot("screenshot", "Answer --prompt, save the window as PNG, quit.",
                                         "path");
     const QCommandLineOption prompt("prompt", "The question asked for --screenshot.", "text",
-                                    "Once upon a time, a brave little dog");
+                                    "What is a KV cache?");
     parser.addOptions({model, tokenizer, screenshot, prompt});
     parser.process(arguments);
     return {parser.value(model), parser.value(tokenizer), parser.value(screenshot), parser.value(prompt)};
@@ -27,6 +28,5 @@ QString startup_model(const StartupOptions& options, const AppSettings& settings
         return last;
     if (const QString env = qEnvironmentVariable("LLAMADESK_MODEL"); !env.isEmpty())
         return env;
-    const QString bundled = QStringLiteral(LLAMADESK_SOURCE_DIR "/../shared/models/stories260K");
-    return QFileInfo::exists(bundled) ? QFileInfo(bundled).canonicalFilePath() : QString();
+    return QString::fromStdString(llamadesk::builtin_model_path());
 }

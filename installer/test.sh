@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # Sets everything up on a fresh Debian 12 machine, builds, and runs every test: the normal build,
-# then every test again (the GPU ones aside) under AddressSanitizer + UndefinedBehaviorSanitizer.
+# a clang build of the engine, then every test again (the GPU ones aside) under AddressSanitizer +
+# UndefinedBehaviorSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash installer/install-deps.sh
 bash installer/build.sh
 (cd build && ctest --output-on-failure --timeout 900)
+
+# The engine and its programs with Debian's clang too, which the fuzzers (tests/fuzz) need.
+cmake -S . -B build-clang -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    -DLLAMADESK_BUILD_APP=OFF -DLLAMADESK_BUILD_TESTS=OFF -DLLAMADESK_CUDA=OFF
+cmake --build build-clang --parallel "$(nproc)"
 
 # The app's tests too: its controllers hold conversations across threads and undo, where a
 # use-after-free would hide in a release build.

@@ -7,6 +7,7 @@ import LlamaDesk.Core
 Item {
     id: chatView
     required property ChatController chat
+    required property ModelController model
 
     ConversationHeader {
         id: header
@@ -45,15 +46,38 @@ Item {
         }
     }
 
-    Label {
+    Column {
         anchors.centerIn: parent
         width: parent.width - 48
-        horizontalAlignment: Text.AlignHCenter
-        wrapMode: Text.Wrap
+        spacing: 10
         visible: list.count === 0
-        text: chatView.chat.chatFormat === "completion"
-              ? qsTr("Write the beginning of a text; the model continues it. Enter sends, Shift+Enter starts a new line.")
-              : qsTr("Ask something. Enter sends, Shift+Enter starts a new line.")
-        color: Theme.muted
+
+        Label {
+            width: parent.width
+            horizontalAlignment: Text.AlignHCenter
+            wrapMode: Text.Wrap
+            text: chatView.chat.chatFormat === "completion"
+                  ? qsTr("Write the beginning of a text; the model continues it. Enter sends, Shift+Enter starts a new line.")
+                  : qsTr("Ask something. Enter sends, Shift+Enter starts a new line.")
+            color: Theme.muted
+        }
+        Label {
+            width: parent.width
+            horizontalAlignment: Text.AlignHCenter
+            visible: chatView.model.suggestedQuestions.length > 0
+            text: qsTr("The built-in model knows this app and its KV cache. Try:")
+            color: Theme.muted
+        }
+        Repeater {
+            model: chatView.model.suggestedQuestions
+            delegate: Button {
+                required property string modelData
+                objectName: "suggestedQuestion"
+                anchors.horizontalCenter: parent.horizontalCenter
+                text: modelData
+                flat: true
+                onClicked: chatView.chat.send(modelData)
+            }
+        }
     }
 }

@@ -70,6 +70,7 @@ Item {
                         anchors.fill: parent
                         visible: root.app.model.hasModel
                         chat: root.app.chat
+                        model: root.app.model
                     }
                 }
                 Composer {

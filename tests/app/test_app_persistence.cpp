@@ -11,6 +11,7 @@
 
 #include "app_fixture.h"
 #include "conversation_store.h"
+#include "llamadesk/builtin_model.h"
 #include "startup.h"
 #include "synthetic/synthetic_model.h"
 #include "test_support.h"
@@ -165,15 +166,17 @@ private slots:
     }
 
     // --model, else the last model used (if it still exists), else $LLAMADESK_MODEL, else the
-    // reference model beside the source tree, else nothing (the welcome screen).
+    // built-in model ($LLAMADESK_BUILTIN_MODEL, or the one found beside the program).
     void startupModelOrder() {
         QTemporaryDir dir;
         AppSettings settings(dir.path() + "/s.ini");
         const QString last = dir.path() + "/last.gguf";
         QFile(last).open(QIODevice::WriteOnly);
         qunsetenv("LLAMADESK_MODEL");
-        const QString bundled = startup_model({}, settings);  // the source tree's ../shared, or ""
-        QCOMPARE(bundled.isEmpty(), !QFileInfo::exists(LLAMADESK_TEST_SOURCE_DIR "/../shared/models/stories260K"));
+        qputenv("LLAMADESK_BUILTIN_MODEL", "/built/in.gguf");
+        QCOMPARE(startup_model({}, settings), QString("/built/in.gguf"));
+        qunsetenv("LLAMADESK_BUILTIN_MODEL");
+        QCOMPARE(startup_model({}, settings), QString::fromStdString(llamadesk::builtin_model_path()));
 
         qputenv("LLAMADESK_MODEL", "/from/env.gguf");
         QCOMPARE(startup_model({}, settings), QString("/from/env.gguf"));

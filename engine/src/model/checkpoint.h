@@ -80,6 +80,7 @@ struct Checkpoint {
     std::string file_type;             // the writer's label for the mix, e.g. "Q4_K_M"; may be empty
     TokenizerSource tokenizer;
     std::string chat_template;         // GGUF tokenizer.chat_template (Jinja), when present
+    std::string name;                  // GGUF general.name, when present
     std::shared_ptr<const void> storage;  // keeps the mapping / owned buffers alive
 
     int64_t n_params() const;

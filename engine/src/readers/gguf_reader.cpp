@@ -193,6 +193,7 @@ Checkpoint read_gguf_checkpoint(std::shared_ptr<const MappedFile> file, bool wit
         ckpt.tokenizer.embedded = std::move(vocab);
     }
     ckpt.chat_template = std::string(gguf_string(f, "tokenizer.chat_template").value_or(""));
+    ckpt.name = std::string(gguf_string(f, "general.name").value_or(""));
     storage->files.push_back(std::move(file));
     ckpt.storage = std::move(storage);
     return ckpt;

@@ -51,7 +51,7 @@ public:
 void encode_metadata(const Checkpoint& ckpt, Encoder& kv) {
     const ModelConfig& c = ckpt.config;
     kv.string("general.architecture", "llama");
-    kv.string("general.name", ckpt.format == "synthetic" ? "synthetic" : ckpt.path);
+    kv.string("general.name", !ckpt.name.empty() ? ckpt.name : ckpt.format == "synthetic" ? "synthetic" : ckpt.path);
     kv.u32("general.alignment", kAlignment);
     if (const std::optional<uint32_t> file_type = ggml_file_type_id(ckpt.file_type))
         kv.u32("general.file_type", *file_type);
@@ -77,6 +77,7 @@ void encode_metadata(const Checkpoint& ckpt, Encoder& kv) {
         kv.boolean("tokenizer.ggml.add_bos_token", v->add_bos);
         kv.boolean("tokenizer.ggml.add_eos_token", false);
     }
+    if (!ckpt.chat_template.empty()) kv.string("tokenizer.chat_template", ckpt.chat_template);
 }
 
 }  // namespace

@@ -20,6 +20,7 @@ Checkpoint same_model(const Checkpoint& ckpt, const ModelConfig& config) {
     out.config = config;
     out.tokenizer = ckpt.tokenizer;
     out.chat_template = ckpt.chat_template;
+    out.name = ckpt.name;
     return out;
 }
 

@@ -181,4 +181,24 @@ std::string Tokenizer::piece(int id) const {
     return sp_->IdToPiece(id);
 }
 
+EmbeddedVocab Tokenizer::vocabulary() const {
+    // SentencePiece's piece types (sentencepiece_model.proto), as GGUF's token_type numbers them.
+    enum { kNormal = 1, kUnknown = 2, kControl = 3, kUnused = 5, kByte = 6 };
+    EmbeddedVocab v;
+    v.model = "llama";
+    for (int id = 0; id < vocab_size(); ++id) {
+        v.tokens.push_back(sp_->IdToPiece(id));
+        v.scores.push_back(sp_->GetScore(id));
+        v.token_types.push_back(sp_->IsUnknown(id)   ? kUnknown
+                                : sp_->IsControl(id) ? kControl
+                                : sp_->IsUnused(id)  ? kUnused
+                                : sp_->IsByte(id)    ? kByte
+                                                     : kNormal);
+    }
+    v.bos_id = bos_id();
+    v.eos_id = eos_id();
+    v.unk_id = sp_->unk_id();
+    return v;
+}
+
 }  // namespace llamadesk

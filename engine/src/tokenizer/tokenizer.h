@@ -44,6 +44,8 @@ public:
     int bos_id() const;
     int eos_id() const;
     std::string piece(int id) const;
+    // Every piece with its score and SentencePiece type, as a GGUF file carries a vocabulary.
+    EmbeddedVocab vocabulary() const;
 
 private:
     Tokenizer();

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "llamadesk/builtin_model.h"
 
 namespace llamadesk::cli {
 
@@ -31,11 +32,12 @@ BackendKind parse_backend(const std::string& value) {
 }  // namespace
 
 const char* usage() {
-    return "usage: llamadesk-cli --model PATH [options] (--prompt TEXT | --chat)\n"
+    return "usage: llamadesk-cli [--model PATH] [options] (--prompt TEXT | --chat)\n"
            "       llamadesk-cli (--model PATH | --tokenizer PATH) --tokenize TEXT\n"
-           "       llamadesk-cli --model PATH --perplexity FILE [--json]\n"
+           "       llamadesk-cli [--model PATH] --perplexity FILE [--json]\n"
            "\n"
-           "  --model PATH          checkpoint file (.bin, .gguf) or a folder holding one\n"
+           "  --model PATH          checkpoint file (.gguf, .bin) or a Meta / Hugging Face folder\n"
+           "                        (default: the built-in model, LlamaDesk Guide)\n"
            "  --tokenizer PATH      SentencePiece tokenizer.model or a GGUF vocabulary (default: the model's own, or one beside it)\n"
            "  --prompt TEXT         complete TEXT; stdout gets TEXT followed by the generated text\n"
            "  --chat                interactive Llama 2 chat (default); /new starts over, /quit or EOF ends\n"
@@ -100,9 +102,15 @@ Options parse_options(int argc, char** argv) {
         else fail(ErrorCode::InvalidArgument, "unknown option '" + a + "' (see --help)");
     }
     if (o.help) return o;
-    if (o.load.model_path.empty() && !(o.mode == Mode::Tokenize && !o.load.tokenizer_path.empty()))
-        fail(ErrorCode::InvalidArgument,
-             o.mode == Mode::Tokenize ? "--tokenize needs --model or --tokenizer" : "--model PATH is required");
+    // Without --model: the built-in model (a bare --tokenizer is enough for --tokenize).
+    if (o.load.model_path.empty() && !(o.mode == Mode::Tokenize && !o.load.tokenizer_path.empty())) {
+        o.load.model_path = builtin_model_path();
+        if (o.load.model_path.empty())
+            fail(ErrorCode::InvalidArgument,
+                 std::string("no --model given, and the built-in model ") + kBuiltinModelFile +
+                     " is neither next to llamadesk-cli nor in its prefix's share/llamadesk/ "
+                     "(LLAMADESK_BUILTIN_MODEL names it elsewhere)");
+    }
     if (o.json && o.mode != Mode::Perplexity) fail(ErrorCode::InvalidArgument, "--json goes with --perplexity");
     if (const Status s = validate_sampling(o.generate.sampling); !s.ok()) fail(s.code, s.message);
     if (o.load.n_threads < 0) fail(ErrorCode::InvalidArgument, "--threads cannot be negative");

@@ -113,7 +113,7 @@ private slots:
     void errors_are_one_line_and_non_zero_data() {
         QTest::addColumn<QStringList>("args");
         QTest::newRow("missing model") << QStringList{"--model", "/nonexistent/model.gguf", "--prompt", "x"};
-        QTest::newRow("no model") << QStringList{"--prompt", "x"};
+        QTest::newRow("no model, the built-in one missing") << QStringList{"--prompt", "x"};
         QTest::newRow("unknown option") << QStringList{"--frobnicate"};
         QTest::newRow("bad number") << QStringList{"--model", "m", "--temperature", "warm"};
         QTest::newRow("bad backend") << QStringList{"--model", "m", "--backend", "tpu"};
@@ -124,7 +124,9 @@ private slots:
 
     void errors_are_one_line_and_non_zero() {
         QFETCH(QStringList, args);
+        qputenv("LLAMADESK_BUILTIN_MODEL", "/nonexistent/llamadesk-guide.gguf");  // without --model, this is opened
         const Run r = run_cli(args);
+        qunsetenv("LLAMADESK_BUILTIN_MODEL");
         QVERIFY(r.exit_code != 0);
         QVERIFY(r.out.isEmpty());
         QVERIFY2(r.err.startsWith("llamadesk-cli: error: "), r.err.constData());

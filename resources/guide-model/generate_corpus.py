@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Writes LlamaDesk Guide's training dialogues from facts.json, and nothing else.
+
+Each dialogue has 1 to 4 turns in the Llama 2 chat format (a system prompt on some first turns),
+mixing topics, follow-ups that refer to the previous answer, small talk and questions to decline.
+Questions are varied by openers, closers and casing; held-out questions (heldout.json) are never
+used here, and the script refuses to run if one of them appears among the training questions.
+
+  python3 generate_corpus.py --out corpus.jsonl --text tokenizer_corpus.txt
+"""
+import argparse
+import json
+import os
+import random
+import re
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+OPENERS = ["", "", "", "", "Hi, ", "Hey, ", "Quick question: ", "Excuse me, ", "Tell me, ", "I wonder: ", "So ",
+           "Can you tell me: ", "I'd like to know: ", "One more thing: ", "Help! ", "Sorry, ", "Okay, "]
+CLOSERS = ["", "", "", " Thanks.", " Please.", " Thank you!"]
+
+
+def swap_synonyms(question, synonyms, rng):
+    """Each listed word or phrase (whole words, longest first) swapped for an alternative at random."""
+    keys = sorted((k for k in synonyms if k != "about"), key=len, reverse=True)
+    pattern = re.compile(r"\b(" + "|".join(re.escape(k) for k in keys) + r")\b")
+    return pattern.sub(lambda m: rng.choice(synonyms[m.group(1)]) if rng.random() < 0.5 else m.group(1), question)
+
+
+def decline_question(decline, rng):
+    """A listed general question, or one composed from the decline frames and their subjects."""
+    if rng.random() < 0.4:
+        return rng.choice(decline["questions"])
+    t = decline["templates"]
+    frame = rng.choice(t["frames"])
+    return re.sub(r"\{(\w+)\}", lambda m: rng.choice(t[m.group(1)]), frame)
+
+
+def vary(question, rng, synonyms):
+    q = swap_synonyms(question, synonyms, rng)
+    if rng.random() < 0.25:
+        q = q.rstrip("?.!")
+    opener = rng.choice(OPENERS)
+    if opener and q[:1].isupper() and not q.startswith("I ") and rng.random() < 0.7:
+        q = q[0].lower() + q[1:]
+    if rng.random() < 0.1:
+        q = q.lower()
+    return (opener + q + rng.choice(CLOSERS)).strip()
+
+
+def dialogue(facts, rng):
+    topics = facts["topics"]
+    decline = facts["decline"]
+    synonyms = facts["synonyms"]
+    turns = []
+    n_turns = rng.choice([1, 1, 2, 2, 2, 3, 3, 4])
+    previous = None
+    while len(turns) < n_turns:
+        if previous is not None and previous.get("followups") and rng.random() < 0.6:
+            follow = rng.choice(previous["followups"])
+            turns.append({"user": vary(rng.choice(follow["questions"]), rng, synonyms),
+                          "answer": rng.choice(follow["answers"])})
+            previous = None
+            continue
+        if rng.random() < 0.15:
+            turns.append({"user": vary(decline_question(decline, rng), rng, synonyms),
+                          "answer": rng.choice(decline["answers"])})
+            previous = None
+            continue
+        topic = rng.choice(topics)
+        turns.append({"user": vary(rng.choice(topic["questions"]), rng, synonyms),
+                      "answer": rng.choice(topic["answers"])})
+        previous = topic
+    system = rng.choice(facts["system_prompts"]) if rng.random() < 0.3 else ""
+    return {"system": system, "turns": turns}
+
+
+def render(d):
+    """The text of a dialogue as the Llama 2 chat template lays it out (for the tokenizer)."""
+    parts = []
+    for i, t in enumerate(d["turns"]):
+        user = t["user"]
+        if i == 0 and d["system"]:
+            user = f"<<SYS>>\n{d['system']}\n<</SYS>>\n\n{user}"
+        parts.append(f"[INST] {user.strip()} [/INST] {t['answer'].strip()} ")
+    return "\n".join(parts)
+
+
+def normalized(question):
+    return re.sub(r"[^a-z0-9+]+", " ", question.lower()).strip()
+
+
+def check_heldout_unseen(facts, heldout):
+    """The held-out questions, normalized; refuses facts.json if it lists one of them."""
+    asked = {normalized(turn["user"]) for item in heldout["items"] for turn in item["turns"]}
+    seen = {q.lower().strip(" ?.!") for t in facts["topics"] for q in t["questions"]}
+    seen |= {q.lower().strip(" ?.!") for t in facts["topics"] for f in t.get("followups", []) for q in f["questions"]}
+    seen |= {q.lower().strip(" ?.!") for q in facts["decline"]["questions"]}
+    for item in heldout["items"]:
+        for turn in item["turns"]:
+            if turn["user"].lower().strip(" ?.!") in seen:
+                raise SystemExit(f"held-out question is also a training question: {turn['user']!r}")
+    return asked
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--facts", default=os.path.join(HERE, "facts.json"))
+    ap.add_argument("--heldout", default=os.path.join(HERE, "heldout.json"))
+    ap.add_argument("--dialogues", type=int, default=24000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", required=True, help="JSON lines, one dialogue each")
+    ap.add_argument("--text", required=True, help="plain text for training the tokenizer")
+    args = ap.parse_args()
+    with open(args.facts) as f:
+        facts = json.load(f)
+    with open(args.heldout) as f:
+        heldout = check_heldout_unseen(facts, json.load(f))
+    rng = random.Random(args.seed)
+    with open(args.out, "w") as out, open(args.text, "w") as text:
+        for _ in range(args.dialogues):
+            d = dialogue(facts, rng)
+            # a variation that happens to spell a held-out question is drawn again
+            while any(normalized(t["user"]) in heldout for t in d["turns"]):
+                d = dialogue(facts, rng)
+            out.write(json.dumps(d) + "\n")
+            text.write(render(d) + "\n")
+    print(f"wrote {args.dialogues} dialogues to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
