@@ -7,5 +7,5 @@ bash installer/build.sh
 if [ -x build/app/llamadesk ]; then
     exec build/app/llamadesk "$@"
 fi
-# Until the window lands: the command-line chat on the small reference model.
-exec build/engine/tools/llamadesk-cli --model ../shared/models/stories260K --chat "$@"
+# A build without the window (-DLLAMADESK_BUILD_APP=OFF): the command-line chat on the built-in model.
+exec build/engine/tools/cli/llamadesk-cli --chat "$@"

@@ -4,13 +4,13 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
-#include <optional>
 #include <string>
 
 #include "core/error.h"
 #include "synthetic/synthetic_model.h"
 #include "synthetic/widen.h"
 #include "tokenizer/tokenizer.h"
+#include "../tool_options.h"
 
 using namespace llamadesk;
 
@@ -38,29 +38,17 @@ int main(int argc, char** argv) {
     try {
         std::string model, tokenizer, out, name, chat_template;
         WeightMix mix = DType::F16;
-        for (int i = 1; i < argc; ++i) {
-            const std::string arg = argv[i];
-            if (arg == "-h" || arg == "--help") {
-                std::printf("%s", usage());
-                return 0;
-            }
-            if (i + 1 >= argc) fail(ErrorCode::InvalidArgument, arg + " expects a value (see --help)");
-            const std::string value = argv[++i];
+        const bool run = tools::read_options(argc, argv, usage(), [&](const std::string& arg, const std::string& value) {
             if (arg == "--model") model = value;
             else if (arg == "--tokenizer") tokenizer = value;
             else if (arg == "--out") out = value;
             else if (arg == "--name") name = value;
             else if (arg == "--chat-template") chat_template = read_file(value);
-            else if (arg == "--dtype") {
-                const std::optional<WeightMix> parsed = WeightMix::parse(value);
-                if (!parsed)
-                    fail(ErrorCode::InvalidArgument,
-                         "--dtype expects one of " + WeightMix::names() + ", not '" + value + "'");
-                mix = *parsed;
-            } else {
-                fail(ErrorCode::InvalidArgument, "unknown option " + arg + " (see --help)");
-            }
-        }
+            else if (arg == "--dtype") mix = tools::parse_mix(value);
+            else return false;
+            return true;
+        });
+        if (!run) return 0;
         if (model.empty() || out.empty()) fail(ErrorCode::InvalidArgument, "--model and --out are needed (see --help)");
 
         Checkpoint ckpt = open_checkpoint(model, tokenizer);

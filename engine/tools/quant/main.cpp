@@ -4,12 +4,12 @@
 // (see engine/tools/bench/compare_quantized_perplexity.py).
 #include <charconv>
 #include <cstdio>
-#include <optional>
 #include <string>
 
 #include "core/error.h"
 #include "synthetic/synthetic_model.h"
 #include "synthetic/widen.h"
+#include "../tool_options.h"
 
 using namespace llamadesk;
 
@@ -39,26 +39,16 @@ int main(int argc, char** argv) {
         std::string model, out;
         int dim = 0, hidden = 0;
         WeightMix mix = DType::F32;
-        for (int i = 1; i < argc; ++i) {
-            const std::string arg = argv[i];
-            if (arg == "-h" || arg == "--help") {
-                std::printf("%s", usage());
-                return 0;
-            }
-            if (i + 1 >= argc) fail(ErrorCode::InvalidArgument, arg + " expects a value (see --help)");
-            const std::string value = argv[++i];
+        const bool run = tools::read_options(argc, argv, usage(), [&](const std::string& arg, const std::string& value) {
             if (arg == "--model") model = value;
             else if (arg == "--out") out = value;
             else if (arg == "--dim") dim = parse_int(arg, value);
             else if (arg == "--hidden") hidden = parse_int(arg, value);
-            else if (arg == "--dtype") {
-                const std::optional<WeightMix> parsed = WeightMix::parse(value);
-                if (!parsed) fail(ErrorCode::InvalidArgument, "--dtype expects one of " + WeightMix::names() + ", not '" + value + "'");
-                mix = *parsed;
-            } else {
-                fail(ErrorCode::InvalidArgument, "unknown option " + arg + " (see --help)");
-            }
-        }
+            else if (arg == "--dtype") mix = tools::parse_mix(value);
+            else return false;
+            return true;
+        });
+        if (!run) return 0;
         if (model.empty() || out.empty() || dim <= 0 || hidden <= 0)
             fail(ErrorCode::InvalidArgument, "--model, --dim, --hidden and --out are all needed (see --help)");
         const Checkpoint wide = widen_checkpoint(open_checkpoint(model), dim, hidden);

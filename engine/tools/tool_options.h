@@ -1,0 +1,38 @@
+// The option loop of the tools that write models (llamadesk-widen, llamadesk-convert): every option
+// takes a value ("--name value"), -h/--help prints the usage, and --dtype names a WeightMix.
+#pragma once
+
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "core/error.h"
+#include "model/weight_mix.h"
+
+namespace llamadesk::tools {
+
+// Calls take(option, value) for each pair; take returns false for an option it does not know.
+// Returns false when the usage was printed for -h/--help (the program then ends), true otherwise.
+template <class Take>
+bool read_options(int argc, char** argv, const char* usage, Take take) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "-h" || arg == "--help") {
+            std::printf("%s", usage);
+            return false;
+        }
+        if (i + 1 >= argc) fail(ErrorCode::InvalidArgument, arg + " expects a value (see --help)");
+        const std::string value = argv[++i];
+        if (!take(arg, value)) fail(ErrorCode::InvalidArgument, "unknown option " + arg + " (see --help)");
+    }
+    return true;
+}
+
+inline WeightMix parse_mix(const std::string& value) {
+    const std::optional<WeightMix> parsed = WeightMix::parse(value);
+    if (!parsed)
+        fail(ErrorCode::InvalidArgument, "--dtype expects one of " + WeightMix::names() + ", not '" + value + "'");
+    return *parsed;
+}
+
+}  // namespace llamadesk::tools
