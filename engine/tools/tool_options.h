@@ -1,7 +1,8 @@
-// The option loop of the tools that write models (llamadesk-widen, llamadesk-convert): every option
-// takes a value ("--name value"), -h/--help prints the usage, and --dtype names a WeightMix.
+// What the engine's tools share in reading their options: the loop of the tools whose every option
+// takes a value ("--name value", -h/--help prints the usage), numbers, and --dtype's WeightMix.
 #pragma once
 
+#include <charconv>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -26,6 +27,14 @@ bool read_options(int argc, char** argv, const char* usage, Take take) {
         if (!take(arg, value)) fail(ErrorCode::InvalidArgument, "unknown option " + arg + " (see --help)");
     }
     return true;
+}
+
+inline int parse_int(const std::string& option, const std::string& value) {
+    int out = 0;
+    const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
+    if (ec != std::errc() || ptr != value.data() + value.size() || value.empty())
+        fail(ErrorCode::InvalidArgument, option + " expects a number, not '" + value + "'");
+    return out;
 }
 
 inline WeightMix parse_mix(const std::string& value) {

@@ -3,8 +3,6 @@
 // memory read bandwidth measured in the same run. --write-gguf saves the synthetic model so another
 // program (llama.cpp, see compare_llamacpp.py) can time the very same weights.
 #include <algorithm>
-#include <charconv>
-#include <optional>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -18,6 +16,7 @@
 #include "memory_bandwidth.h"
 #include "model/weight_types.h"
 #include "synthetic/synthetic_model.h"
+#include "../tool_options.h"
 
 using namespace llamadesk;
 
@@ -58,13 +57,7 @@ const char* usage() {
            "  --json              print the results as one JSON object\n";
 }
 
-int parse_int(const std::string& option, const std::string& value) {
-    int out = 0;
-    const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
-    if (ec != std::errc() || ptr != value.data() + value.size() || value.empty())
-        fail(ErrorCode::InvalidArgument, option + " expects a number, not '" + value + "'");
-    return out;
-}
+using tools::parse_int;
 
 Options parse_options(int argc, char** argv) {
     Options o;
@@ -99,9 +92,7 @@ Options parse_options(int argc, char** argv) {
             }
         }
         else if (arg == "--dtype") {
-            const std::optional<WeightMix> mix = WeightMix::parse(value);
-            if (!mix) fail(ErrorCode::InvalidArgument, "--dtype expects one of " + WeightMix::names() + ", not '" + value + "'");
-            o.mix = *mix;
+            o.mix = tools::parse_mix(value);
         } else {
             fail(ErrorCode::InvalidArgument, "unknown option " + arg + " (see --help)");
         }

@@ -2,7 +2,6 @@
 // of new_dim and new_hidden elements) as GGUF, in F32 or re-stored in a mix by our reference
 // quantizers, so llama.cpp's quantizer and both programs' perplexity can run on a real small model
 // (see engine/tools/bench/compare_quantized_perplexity.py).
-#include <charconv>
 #include <cstdio>
 #include <string>
 
@@ -24,13 +23,7 @@ const char* usage() {
            "  --dtype T      store the matrices in T by LlamaDesk's reference quantizers (default f32)\n";
 }
 
-int parse_int(const std::string& option, const std::string& value) {
-    int out = 0;
-    const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
-    if (ec != std::errc() || ptr != value.data() + value.size() || value.empty())
-        fail(ErrorCode::InvalidArgument, option + " expects a number, not '" + value + "'");
-    return out;
-}
+using tools::parse_int;
 
 }  // namespace
 
