@@ -2,11 +2,11 @@
 
 #include <cstdio>
 
+#include "tokenizer/sentencepiece_proto.h"
+
 namespace llamadesk {
 
 namespace {
-
-constexpr int kNormal = 1, kUnknown = 2, kControl = 3, kByte = 6;
 
 // The i-th string over the alphabet {"▁", a..z}, shortest first (a bijective base-27 count), so
 // every filler piece is distinct.

@@ -26,10 +26,6 @@ enum NormalizerField {
 };
 constexpr int kModelTypeBpe = 2;
 
-// SentencePiece piece types (4 user-defined and 5 unused lie between); GGUF's
-// tokenizer.ggml.token_type uses the same numbers.
-enum PieceType { kNormal = 1, kUnknown = 2, kControl = 3, kUserDefined = 4, kByte = 6 };
-
 // Protocol buffers wire format: each field is a varint key (field << 3 | wire type) followed by
 // a varint, 4 little-endian bytes, or a varint length and that many bytes.
 class ProtoWriter {

@@ -9,6 +9,10 @@
 
 namespace llamadesk {
 
+// SentencePiece's piece types (sentencepiece_model.proto); GGUF's tokenizer.ggml.token_type uses
+// the same numbers.
+enum PieceType { kNormal = 1, kUnknown = 2, kControl = 3, kUserDefined = 4, kUnused = 5, kByte = 6 };
+
 // A BPE model with byte fallback and the normalizer settings of Llama 2's tokenizer.model
 // (identity normalization, dummy-prefix space, runs of spaces kept). Checks the vocabulary first
 // and throws EngineError(BadFormat / Unsupported) naming the token and field that is wrong.

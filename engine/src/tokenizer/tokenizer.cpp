@@ -182,8 +182,6 @@ std::string Tokenizer::piece(int id) const {
 }
 
 EmbeddedVocab Tokenizer::vocabulary() const {
-    // SentencePiece's piece types (sentencepiece_model.proto), as GGUF's token_type numbers them.
-    enum { kNormal = 1, kUnknown = 2, kControl = 3, kUnused = 5, kByte = 6 };
     EmbeddedVocab v;
     v.model = "llama";
     for (int id = 0; id < vocab_size(); ++id) {

@@ -1,10 +1,10 @@
 #include "tokenizer_test_data.h"
 
-#include <sentencepiece_processor.h>
-
 #include <QFile>
 #include <QList>
 #include <cstdio>
+
+#include "tokenizer/tokenizer.h"
 
 namespace llamadesk::test {
 
@@ -60,23 +60,7 @@ EmbeddedVocab tiny_vocab() {
 }
 
 EmbeddedVocab vocab_from_model_file(const std::string& path) {
-    sentencepiece::SentencePieceProcessor sp;
-    if (!sp.Load(path).ok()) return {};
-    EmbeddedVocab vocab;
-    vocab.model = "llama";
-    for (int id = 0; id < sp.GetPieceSize(); ++id) {
-        vocab.tokens.push_back(sp.IdToPiece(id));
-        vocab.scores.push_back(sp.GetScore(id));
-        vocab.token_types.push_back(sp.IsUnknown(id)   ? 2
-                                    : sp.IsControl(id) ? 3
-                                    : sp.IsUnused(id)  ? 5
-                                    : sp.IsByte(id)    ? 6
-                                                       : 1);
-    }
-    vocab.bos_id = sp.bos_id();
-    vocab.eos_id = sp.eos_id();
-    vocab.unk_id = sp.unk_id();
-    return vocab;
+    return Tokenizer::from_file(path)->vocabulary();
 }
 
 }  // namespace llamadesk::test
