@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Scores LlamaDesk Guide on heldout.json with LlamaDesk's own engine (llamadesk-cli --chat, greedy).
 
+heldout.json is the test set; dev.json (--dev), looked at while tuning, is scored apart.
 Each item is one conversation; every turn is asked in order and its answer must contain one of the
 turn's expected strings (case-insensitive). The score is the share of turns answered correctly,
 overall and per kind (single questions, follow-ups, questions to decline). Also runs
@@ -29,23 +30,12 @@ def ask(cli, model, questions, threads):
     return answers + [None] * (len(questions) - len(answers))
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--model", default=os.path.join(HERE, "llamadesk-guide.gguf"))
-    ap.add_argument("--cli", required=True)
-    ap.add_argument("--heldout", default=os.path.join(HERE, "heldout.json"))
-    ap.add_argument("--validation-text")
-    ap.add_argument("--train-log")
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--out")
-    args = ap.parse_args()
-    with open(args.heldout) as f:
-        items = json.load(f)["items"]
-
+def score(cli, model, items, threads, label):
+    """Asks every item's turns in one conversation each; the share answered correctly, per kind too."""
     transcripts, by_kind = [], {}
     for item in items:
         questions = [t["user"] for t in item["turns"]]
-        answers = ask(args.cli, args.model, questions, args.threads)
+        answers = ask(cli, model, questions, threads)
         turns = []
         for turn, answer in zip(item["turns"], answers):
             ok = answer is not None and any(e.lower() in answer.lower() for e in turn["expect"])
@@ -54,13 +44,35 @@ def main():
             by_kind[item["kind"]] = (right + ok, total + 1)
             print(f"{'ok  ' if ok else 'MISS'} [{item['kind']}] {turn['user']}\n     -> {answer}", flush=True)
         transcripts.append({"kind": item["kind"], "turns": turns})
-
     right = sum(r for r, _ in by_kind.values())
     total = sum(t for _, t in by_kind.values())
-    results = {"model": os.path.basename(args.model), "correct": right, "turns": total, "score": right / total,
-               "by_kind": {k: {"correct": r, "turns": t, "score": r / t} for k, (r, t) in by_kind.items()}}
-    print(f"held-out score: {right}/{total} = {100 * right / total:.1f} %  " +
+    print(f"{label} score: {right}/{total} = {100 * right / total:.1f} %  " +
           ", ".join(f"{k} {r}/{t}" for k, (r, t) in by_kind.items()))
+    return {"correct": right, "turns": total, "score": right / total,
+            "by_kind": {k: {"correct": r, "turns": t, "score": r / t} for k, (r, t) in by_kind.items()},
+            "transcripts": transcripts}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--model", default=os.path.join(HERE, "llamadesk-guide.gguf"))
+    ap.add_argument("--cli", required=True)
+    ap.add_argument("--heldout", default=os.path.join(HERE, "heldout.json"))
+    ap.add_argument("--dev", help="a development set, scored but reported apart (dev.json)")
+    ap.add_argument("--validation-text")
+    ap.add_argument("--train-log")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    with open(args.heldout) as f:
+        items = json.load(f)["items"]
+
+    results = {"model": os.path.basename(args.model)}
+    results.update(score(args.cli, args.model, items, args.threads, "held-out"))
+    if args.dev:
+        with open(args.dev) as f:
+            dev = score(args.cli, args.model, json.load(f)["items"], args.threads, "development")
+        results["development"] = {k: v for k, v in dev.items() if k != "transcripts"}
 
     if args.validation_text:
         run = subprocess.run([args.cli, "--model", args.model, "--perplexity", args.validation_text, "--json",
@@ -71,7 +83,6 @@ def main():
         with open(args.train_log) as f:
             log = json.load(f)
         results["training"] = {k: v for k, v in log.items() if k != "log"}
-    results["transcripts"] = transcripts
     if args.out:
         with open(args.out, "w") as f:
             json.dump(results, f, indent=2, ensure_ascii=False)

@@ -3,8 +3,10 @@
 
 Each dialogue has 1 to 4 turns in the Llama 2 chat format (a system prompt on some first turns),
 mixing topics, follow-ups that refer to the previous answer, small talk and questions to decline.
-Questions are varied by openers, closers and casing; held-out questions (heldout.json) are never
-used here, and the script refuses to run if one of them appears among the training questions.
+A topic is asked with one of its listed questions or with a question frame filled with one of its
+acts or subjects; questions are then varied by synonyms, openers, closers, casing, a dropped word or
+a typo. Held-out and development questions (heldout.json, dev.json) are never used here: the script
+refuses facts.json if it lists one, and draws a dialogue again if a variation happens to spell one.
 
   python3 generate_corpus.py --out corpus.jsonl --text tokenizer_corpus.txt
 """
@@ -18,6 +20,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 OPENERS = ["", "", "", "", "Hi, ", "Hey, ", "Quick question: ", "Excuse me, ", "Tell me, ", "I wonder: ", "So ",
            "Can you tell me: ", "I'd like to know: ", "One more thing: ", "Help! ", "Sorry, ", "Okay, "]
+FILLER_WORDS = {"the", "a", "an", "my", "to", "do", "is", "it", "in", "of", "for", "this", "that", "me", "i", "does",
+                "can", "just", "your", "there"}
 CLOSERS = ["", "", "", " Thanks.", " Please.", " Thank you!"]
 
 
@@ -37,8 +41,40 @@ def decline_question(decline, rng):
     return re.sub(r"\{(\w+)\}", lambda m: rng.choice(t[m.group(1)]), frame)
 
 
+def topic_question(topic, frames, rng):
+    """A listed question half of the time; otherwise a frame filled with one of the topic's acts or subjects."""
+    kinds = [k for k in ("act", "subject") if topic.get(k + "s")]
+    if not kinds or rng.random() < 0.5:
+        return rng.choice(topic["questions"])
+    kind = rng.choice(kinds)
+    q = rng.choice(frames[kind]).replace("{" + kind + "}", rng.choice(topic[kind + "s"]))
+    return q[0].upper() + q[1:]
+
+
+def misspell(word, rng):
+    i = rng.randrange(1, len(word) - 2)
+    if rng.random() < 0.5:
+        return word[:i] + word[i + 1:]
+    return word[:i] + word[i + 1] + word[i] + word[i + 2:]
+
+
+def add_noise(question, rng):
+    """Sometimes a filler word dropped or a longer word misspelled, as people type."""
+    words = question.split(" ")
+    r = rng.random()
+    droppable = [i for i, w in enumerate(words) if w.lower() in FILLER_WORDS]
+    if r < 0.12 and len(words) >= 4 and droppable:
+        del words[rng.choice(droppable)]
+    elif r < 0.2:
+        long_words = [i for i, w in enumerate(words) if len(w) >= 5 and w.isalpha()]
+        if long_words:
+            i = rng.choice(long_words)
+            words[i] = misspell(words[i], rng)
+    return " ".join(words)
+
+
 def vary(question, rng, synonyms):
-    q = swap_synonyms(question, synonyms, rng)
+    q = add_noise(swap_synonyms(question, synonyms, rng), rng)
     if rng.random() < 0.25:
         q = q.rstrip("?.!")
     opener = rng.choice(OPENERS)
@@ -69,7 +105,7 @@ def dialogue(facts, rng):
             previous = None
             continue
         topic = rng.choice(topics)
-        turns.append({"user": vary(rng.choice(topic["questions"]), rng, synonyms),
+        turns.append({"user": vary(topic_question(topic, facts["frames"], rng), rng, synonyms),
                       "answer": rng.choice(topic["answers"])})
         previous = topic
     system = rng.choice(facts["system_prompts"]) if rng.random() < 0.3 else ""
@@ -93,11 +129,11 @@ def normalized(question):
 
 def check_heldout_unseen(facts, heldout):
     """The held-out questions, normalized; refuses facts.json if it lists one of them."""
-    asked = {normalized(turn["user"]) for item in heldout["items"] for turn in item["turns"]}
+    asked = {normalized(turn["user"]) for item in heldout for turn in item["turns"]}
     seen = {q.lower().strip(" ?.!") for t in facts["topics"] for q in t["questions"]}
     seen |= {q.lower().strip(" ?.!") for t in facts["topics"] for f in t.get("followups", []) for q in f["questions"]}
     seen |= {q.lower().strip(" ?.!") for q in facts["decline"]["questions"]}
-    for item in heldout["items"]:
+    for item in heldout:
         for turn in item["turns"]:
             if turn["user"].lower().strip(" ?.!") in seen:
                 raise SystemExit(f"held-out question is also a training question: {turn['user']!r}")
@@ -107,7 +143,7 @@ def check_heldout_unseen(facts, heldout):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--facts", default=os.path.join(HERE, "facts.json"))
-    ap.add_argument("--heldout", default=os.path.join(HERE, "heldout.json"))
+    ap.add_argument("--heldout", nargs="+", default=[os.path.join(HERE, n) for n in ("heldout.json", "dev.json")])
     ap.add_argument("--dialogues", type=int, default=24000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", required=True, help="JSON lines, one dialogue each")
@@ -115,8 +151,11 @@ def main():
     args = ap.parse_args()
     with open(args.facts) as f:
         facts = json.load(f)
-    with open(args.heldout) as f:
-        heldout = check_heldout_unseen(facts, json.load(f))
+    items = []
+    for path in args.heldout:
+        with open(path) as f:
+            items += json.load(f)["items"]
+    heldout = check_heldout_unseen(facts, items)
     rng = random.Random(args.seed)
     with open(args.out, "w") as out, open(args.text, "w") as text:
         for _ in range(args.dialogues):

@@ -48,7 +48,7 @@ def main():
         "--out", gguf, "--dtype", "f16", "--name", "LlamaDesk Guide",
         "--chat-template", os.path.join(HERE, "chat_template.jinja"))
     run(py, os.path.join(HERE, "evaluate.py"), "--model", gguf, "--cli",
-        os.path.join(args.build, "engine/tools/cli/llamadesk-cli"), "--validation-text", validation_text,
+        os.path.join(args.build, "engine/tools/cli/llamadesk-cli"), "--dev", os.path.join(HERE, "dev.json"), "--validation-text", validation_text,
         "--train-log", os.path.join(work, "train_log.json"), "--out", os.path.join(HERE, "results.json"))
     print(f"done in {(time.time() - started) / 60:.1f} min")
 
