@@ -1,5 +1,7 @@
 #include "cache_inspector_model.h"
 
+#include <algorithm>
+
 int CacheInspectorModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : layout_.n_layers;
 }
@@ -24,10 +26,15 @@ QHash<int, QByteArray> CacheInspectorModel::roleNames() const {
 }
 
 QVariantList CacheInspectorModel::blockTable() const {
-    QVariantList ids;
-    for (const int32_t block : layout_.block_table)
-        ids.append(block);
-    return ids;
+    QVariantList blocks;
+    for (size_t i = 0; i < layout_.block_table.size(); ++i)
+        blocks.append(QVariantMap{{"block", layout_.block_table[i]},
+                                  {"users", i < layout_.block_users.size() ? layout_.block_users[i] : 1}});
+    return blocks;
+}
+
+int CacheInspectorModel::sharedBlocks() const {
+    return int(std::count_if(layout_.block_users.begin(), layout_.block_users.end(), [](int n) { return n > 1; }));
 }
 
 void CacheInspectorModel::setCurrentConversation(const QString& key) {

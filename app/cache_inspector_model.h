@@ -1,5 +1,6 @@
 // The KV cache inspector: the current conversation's cache, one row per layer
-// (blocks x block size x kv heads x head dim), with its dtype, device, bytes and block table.
+// (blocks x block size x kv heads x head dim), with its dtype, device, bytes and block table
+// (each block with the number of conversations holding it: more than one is a shared prefix).
 // The worker publishes every conversation's layout whenever it changes (during an answer too);
 // the last one of each is kept, so switching shows the truth at once.
 #pragma once
@@ -25,6 +26,7 @@ class CacheInspectorModel : public QAbstractListModel {
     Q_PROPERTY(double bytesPerBlock READ bytesPerBlock NOTIFY layoutChanged)
     Q_PROPERTY(double bytesUsed READ bytesUsed NOTIFY layoutChanged)
     Q_PROPERTY(QVariantList blockTable READ blockTable NOTIFY layoutChanged)
+    Q_PROPERTY(int sharedBlocks READ sharedBlocks NOTIFY layoutChanged)
 public:
     enum Roles { LayerRole = Qt::UserRole + 1, ShapeRole, BytesRole };
 
@@ -42,7 +44,8 @@ public:
     int cachedTokens() const { return layout_.cached_tokens; }
     double bytesPerBlock() const { return double(layout_.bytes_per_block); }
     double bytesUsed() const { return double(layout_.bytes_used); }
-    QVariantList blockTable() const;  // block ids in position order
+    QVariantList blockTable() const;  // {block, users} in position order
+    int sharedBlocks() const;         // blocks this conversation shares with others
 
     void setCurrentConversation(const QString& key);
     void forget(const QString& key);

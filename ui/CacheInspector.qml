@@ -1,5 +1,6 @@
 // The current conversation's KV cache: element type, device, sizes, one line per layer
-// (blocks x block size x kv heads x head dim) and the block table in position order.
+// (blocks x block size x kv heads x head dim) and the block table in position order, shared
+// blocks (a prefix other conversations hold too) marked.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -65,8 +66,11 @@ Pane {
             }
         }
         Label {
+            objectName: "inspectorBlockTableTitle"
             visible: panel.inspector.blocks > 0
-            text: qsTr("Block table")
+            text: panel.inspector.sharedBlocks > 0
+                  ? qsTr("Block table · %n shared with other conversations (outlined)", "", panel.inspector.sharedBlocks)
+                  : qsTr("Block table")
             font.pixelSize: 12
             color: Theme.text
         }
@@ -76,15 +80,20 @@ Pane {
             Repeater {
                 model: panel.inspector.blockTable
                 delegate: Rectangle {
-                    required property int modelData
+                    required property var modelData
+                    readonly property bool shared: modelData.users > 1
                     width: 30
                     height: 20
                     radius: 3
                     color: Theme.codeBackground
-                    border.color: Theme.border
+                    border.color: shared ? Theme.accent : Theme.border
+                    border.width: shared ? 2 : 1
+                    ToolTip.visible: shared && hover.hovered
+                    ToolTip.text: qsTr("block %1, held by %2 conversations").arg(modelData.block).arg(modelData.users)
+                    HoverHandler { id: hover }
                     Label {
                         anchors.centerIn: parent
-                        text: parent.modelData
+                        text: parent.modelData.block
                         font.family: Theme.monospace
                         font.pixelSize: 10
                     }

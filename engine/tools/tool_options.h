@@ -1,5 +1,6 @@
 // What the engine's tools share in reading their options: the loop of the tools whose every option
-// takes a value ("--name value", -h/--help prints the usage), numbers, and --dtype's WeightMix.
+// takes a value ("--name value", -h/--help prints the usage), numbers, --dtype's WeightMix and
+// --kv-type's cache type.
 #pragma once
 
 #include <charconv>
@@ -8,6 +9,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "llamadesk/engine.h"
 #include "model/weight_mix.h"
 
 namespace llamadesk::tools {
@@ -35,6 +37,13 @@ inline int parse_int(const std::string& option, const std::string& value) {
     if (ec != std::errc() || ptr != value.data() + value.size() || value.empty())
         fail(ErrorCode::InvalidArgument, option + " expects a number, not '" + value + "'");
     return out;
+}
+
+inline KvCacheType parse_kv_type(const std::string& option, const std::string& value) {
+    if (value == "f16") return KvCacheType::F16;
+    if (value == "f32") return KvCacheType::F32;
+    if (value == "q8_0") return KvCacheType::Q8_0;
+    fail(ErrorCode::InvalidArgument, option + " expects f16, f32 or q8_0, not '" + value + "'");
 }
 
 inline WeightMix parse_mix(const std::string& value) {

@@ -124,8 +124,13 @@ void compare_backends(const Checkpoint& ckpt, const CudaBackendOptions& opts, DT
                       const std::vector<int32_t>& prompt, int n_decode, bool any_margin) {
     const ModelConfig& c = ckpt.config;
     const int prompt_len = int(prompt.size());
-    Session cpu(make_cpu_backend(ckpt, {}), c, 1);
-    Session gpu(make_cuda_backend(ckpt, opts), c, 2);
+    // Both caches as the device's: f32 when the whole pass is f32, else f16.
+    CudaBackendOptions gpu_opts = opts;
+    gpu_opts.kv_dtype = device_dtype == DType::F32 ? DType::F32 : DType::F16;
+    CpuBackendOptions cpu_opts;
+    cpu_opts.kv_dtype = gpu_opts.kv_dtype;
+    Session cpu(make_cpu_backend(ckpt, cpu_opts), c, 1);
+    Session gpu(make_cuda_backend(ckpt, gpu_opts), c, 2);
     const std::vector<float> cpu_pre = cpu.forward(prompt, 0, true), gpu_pre = gpu.forward(prompt, 0, true);
     for (int i = 0; i < prompt_len; ++i) {
         compare_row(gpu_pre.data() + size_t(i) * c.vocab_size, cpu_pre.data() + size_t(i) * c.vocab_size,
@@ -301,7 +306,10 @@ private slots:
         CudaBackendOptions opts;
         opts.keep_f32 = keep_f32;
         opts.f32_as_bf16 = false;
-        Session cpu(make_cpu_backend(ckpt, {}), ckpt.config, 1), gpu(make_cuda_backend(ckpt, opts), ckpt.config, 3);
+        opts.kv_dtype = keep_f32 ? DType::F32 : DType::F16;
+        CpuBackendOptions cpu_opts;
+        cpu_opts.kv_dtype = opts.kv_dtype;
+        Session cpu(make_cpu_backend(ckpt, cpu_opts), ckpt.config, 1), gpu(make_cuda_backend(ckpt, opts), ckpt.config, 3);
         SamplingParams p;
         p.temperature = 0.0f;
         p.repeat_penalty = 1.0f;

@@ -40,6 +40,11 @@ struct Status {
 
 enum class BackendKind { Auto, Cpu, Cuda };
 
+// Element type of the KV cache. F16 halves what every decode step reads from the cache, as
+// llama.cpp's default does; F32 is exact against an f32 reference, at twice the memory; Q8_0
+// (blocks of 32 int8 with an f16 scale, CPU only, head_dim a multiple of 32) is about half of F16.
+enum class KvCacheType { F16, F32, Q8_0 };
+
 struct LoadParams {
     std::string model_path;      // a checkpoint file, or a folder holding one
     std::string tokenizer_path;  // empty: the checkpoint's own vocabulary, or tokenizer.model beside it
@@ -49,6 +54,7 @@ struct LoadParams {
     int n_threads = 0;           // CPU threads; 0: all cores
     int64_t kv_cache_bytes = 0;  // memory budget of the KV pool; 0: default
     int block_size = 16;         // tokens per KV cache block
+    KvCacheType kv_cache_type = KvCacheType::F16;
     bool cuda_graphs = true;     // CUDA backend: replay the decode step as a captured graph
     bool cuda_f32_as_bf16 = true;  // CUDA backend: F32 checkpoints are converted to BF16 (else F16)
     // Called on the loading thread with a fraction in [0, 1] and a short stage name.
@@ -108,12 +114,14 @@ enum class StopReason { Eos, StopString, MaxTokens, Cancelled, ContextFull, Erro
 struct PoolStats {
     int block_size = 0;
     int blocks_total = 0;
-    int blocks_used = 0;
+    int blocks_used = 0;             // a block several conversations share counts once
+    int blocks_shared = 0;           // of those, held by more than one conversation
     int64_t bytes_total = 0;
     int64_t bytes_used = 0;
-    int n_conversations = 0;
+    int n_conversations = 0;         // conversations holding blocks
     int64_t evictions = 0;           // conversations whose blocks were taken back while idle
     int64_t reprefilled_tokens = 0;  // tokens prefilled again because of those evictions
+    int64_t shared_tokens = 0;       // tokens taken from other conversations' blocks, not computed
 };
 
 struct ConversationStats {
@@ -176,6 +184,7 @@ struct CacheLayout {
     int64_t bytes_used = 0;      // this conversation's blocks
     int cached_tokens = 0;
     std::vector<int32_t> block_table;  // block ids, in position order
+    std::vector<int> block_users;      // per block_table entry: conversations holding it (> 1: shared)
 };
 
 // How well the model predicts a text: Engine::perplexity().

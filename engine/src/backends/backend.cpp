@@ -3,12 +3,33 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "model/weight_types.h"
 #include "sampling/sampler.h"
 
 namespace llamadesk {
 
-Backend::Backend(const ModelConfig& config, int chunk_tokens)
-    : config_(config), chunk_tokens_(std::max(1, std::min(chunk_tokens, config.seq_len))) {}
+Backend::Backend(const ModelConfig& config, int chunk_tokens, DType kv_dtype, std::span<const DType> supported)
+    : config_(config), chunk_tokens_(std::max(1, std::min(chunk_tokens, config.seq_len))), kv_dtype_(kv_dtype) {
+    std::string names;
+    for (DType t : supported) names += std::string(names.empty() ? "" : ", ") + dtype_name(t);
+    if (std::find(supported.begin(), supported.end(), kv_dtype) == supported.end())
+        fail(ErrorCode::InvalidArgument, std::string("this backend cannot keep a ") + dtype_name(kv_dtype) +
+                                             " KV cache; it keeps " + names);
+    const int block = weight_type(kv_dtype).block_elements;
+    if (config.head_dim() % block != 0)
+        fail(ErrorCode::InvalidArgument, std::string("a ") + dtype_name(kv_dtype) + " KV cache needs head_dim a multiple of " +
+                                             std::to_string(block) + "; this model's is " +
+                                             std::to_string(config.head_dim()) + ", so use f16");
+}
+
+DType kv_dtype_of(KvCacheType type) {
+    switch (type) {
+    case KvCacheType::F32: return DType::F32;
+    case KvCacheType::Q8_0: return DType::Q8_0;
+    case KvCacheType::F16: break;
+    }
+    return DType::F16;
+}
 
 std::string Backend::name() const {
     return kind() == BackendKind::Cuda ? "CUDA" : "CPU";

@@ -29,13 +29,16 @@ public:
     virtual BackendKind kind() const = 0;                // Cpu or Cuda, never Auto
     std::string name() const;                            // "CPU", "CUDA": shown to users
     virtual std::string device_description() const = 0; // shown in the window's header
-    virtual DType kv_dtype() const = 0;                  // element type of the cache
+    DType kv_dtype() const { return kv_dtype_; }         // element type of the cache
 
     // (Re)allocates the KV pool: n_blocks blocks of layout.block_elements() elements.
     // Throws EngineError(InvalidArgument) when the layout does not match the model, and
     // EngineError(OutOfMemory) when it does not fit; the old pool is then kept.
     void allocate_kv_pool(const KvLayout& layout, int n_blocks);
-    int64_t kv_bytes_per_block() const { return weight_type(kv_dtype()).bytes(layout_.block_elements()); }
+    // Bytes of one block of `layout` in this backend's cache type.
+    int64_t kv_bytes_per_block(const KvLayout& layout) const {
+        return weight_type(kv_dtype()).bytes(layout.block_elements());
+    }
     // Bytes a new KV pool may take on this device: the engine sizes the pool as the smaller of
     // this and the memory budget. Host memory has no limit here beyond the budget.
     virtual int64_t kv_memory_available() const { return std::numeric_limits<int64_t>::max(); }
@@ -58,7 +61,9 @@ public:
     int chunk_tokens() const { return chunk_tokens_; }
 
 protected:
-    Backend(const ModelConfig& config, int chunk_tokens);
+    // Throws EngineError(InvalidArgument) unless kv_dtype is a cache type (F16, F32, or Q8_0 with
+    // head_dim a multiple of 32) that this backend stores (`supported`).
+    Backend(const ModelConfig& config, int chunk_tokens, DType kv_dtype, std::span<const DType> supported);
 
     const ModelConfig& model_config() const { return config_; }
     const KvLayout& kv_layout() const { return layout_; }
@@ -80,14 +85,19 @@ protected:
 private:
     ModelConfig config_;
     int chunk_tokens_;
+    DType kv_dtype_;
     bool has_kv_pool_ = false;
     KvLayout layout_;
     int n_pool_blocks_ = 0;
     std::vector<float> decode_logits_;  // host logits of the default decode_and_sample
 };
 
+// The KV cache's element type in the backends' terms (LoadParams::kv_cache_type for the engine).
+DType kv_dtype_of(KvCacheType type);
+
 struct CpuBackendOptions {
     int n_threads = 0;  // 0: all cores
+    DType kv_dtype = DType::F16;
 };
 
 std::unique_ptr<Backend> make_cpu_backend(const Checkpoint& ckpt, const CpuBackendOptions& opts);
@@ -96,6 +106,7 @@ struct CudaBackendOptions {
     bool use_graphs = true;
     bool f32_as_bf16 = true;
     bool keep_f32 = false;            // F32 checkpoints stay F32 on the device (tests: exact comparison)
+    DType kv_dtype = DType::F16;
     bool decode_with_cublas = false;  // single-token products through cuBLAS instead of our GEMV
     int64_t kv_budget_bytes = 0;
     std::function<void(float, const std::string&)> on_progress;

@@ -1,4 +1,4 @@
-#include "engine/kv_pool.h"
+#include "cache/kv_pool.h"
 
 #include <algorithm>
 
@@ -7,16 +7,49 @@
 namespace llamadesk {
 
 KvPool::KvPool(const KvLayout& layout, int n_blocks, int64_t bytes_per_block)
-    : layout_(layout), bytes_per_block_(bytes_per_block), allocator_(n_blocks) {}
+    : layout_(layout), bytes_per_block_(bytes_per_block), allocator_(n_blocks), users_(size_t(n_blocks), 0),
+      key_of_(size_t(n_blocks), 0) {}
 
-void KvPool::reserve(Conversation& conv, int n_tokens, ConversationMap& conversations) {
-    const int needed = blocks_for(n_tokens) - int(conv.block_table.size());
-    if (needed <= 0) return;
+int KvPool::share_prefix(ConversationId id, std::span<const int32_t> tokens, int limit) {
+    const int bs = layout_.block_size;
+    auto it = sequences_.find(id);
+    Sequence* seq = it == sequences_.end() ? nullptr : &it->second;
+    const int cached = seq ? seq->n_cached : 0;
+    if (cached % bs != 0) return cached;  // only whole blocks continue a chain
+    int b = cached / bs;
+    uint64_t previous_key = b > 0 ? seq->chain[size_t(b - 1)] : 0;
+    int32_t previous_block = b > 0 ? seq->block_table[size_t(b - 1)] : -1;
+    for (; (b + 1) * bs <= std::min<int64_t>(limit, int64_t(tokens.size())); ++b) {
+        const std::span<const int32_t> block_tokens = tokens.subspan(size_t(b) * size_t(bs), size_t(bs));
+        const uint64_t k = key(previous_key, block_tokens);
+        const Registered* r = lookup(k, previous_block, block_tokens);
+        if (!r) break;
+        if (!seq) {
+            seq = &sequences_[id];
+            seq->last_used = ++tick_;
+        }
+        if (int(seq->block_table.size()) > b) {  // a reserved block that holds nothing yet
+            let_go(seq->block_table[size_t(b)]);
+            seq->block_table[size_t(b)] = r->block;
+        } else {
+            seq->block_table.push_back(r->block);
+        }
+        ++users_[size_t(r->block)];
+        seq->chain.push_back(k);
+        seq->n_cached = (b + 1) * bs;
+        shared_tokens_ += bs;
+        previous_key = k;
+        previous_block = r->block;
+    }
+    return seq ? seq->n_cached : 0;
+}
 
-    int held_by_others = 0;
-    for (const auto& [id, other] : conversations)
-        if (id != conv.id) held_by_others += int(other.block_table.size());
-    if (needed > allocator_.n_free() + held_by_others) {
+std::vector<Eviction> KvPool::reserve(ConversationId id, int n_tokens) {
+    if (n_tokens < 0) fail(ErrorCode::Internal, "KV pool: cannot reserve " + std::to_string(n_tokens) + " positions");
+    const int have = int(block_table(id).size());
+    const int needed = blocks_for(n_tokens) - have;
+    // Evicting every other conversation frees every block but id's own (shared ones included).
+    if (needed > allocator_.n_free() + (allocator_.n_used() - have)) {
         fail(ErrorCode::OutOfMemory,
              "the KV cache is too small: this conversation needs " + std::to_string(n_tokens) +
                  " tokens (" + std::to_string(blocks_for(n_tokens)) + " blocks of " +
@@ -24,49 +57,168 @@ void KvPool::reserve(Conversation& conv, int n_tokens, ConversationMap& conversa
                  std::to_string(allocator_.n_total()) + " blocks in all; raise the KV cache budget");
     }
 
+    std::vector<Eviction> evicted;
     while (allocator_.n_free() < needed) {
-        Conversation* victim = nullptr;
-        for (auto& [id, other] : conversations) {
-            if (id == conv.id || other.block_table.empty()) continue;
-            if (!victim || other.last_used < victim->last_used) victim = &other;
+        auto victim = sequences_.end();
+        for (auto it = sequences_.begin(); it != sequences_.end(); ++it)
+            if (it->first != id && (victim == sequences_.end() || it->second.last_used < victim->second.last_used))
+                victim = it;
+        // Found: the check above counted enough blocks held by others.
+        evicted.push_back({victim->first, victim->second.n_cached});
+        shrink(victim->second, 0);
+        sequences_.erase(victim);
+        ++evictions_;
+    }
+    if (needed <= 0 && have == 0) return evicted;  // nothing to hold, so nothing to remember
+    Sequence& seq = sequences_[id];
+    seq.last_used = ++tick_;
+    for (int i = 0; i < needed; ++i) seq.block_table.push_back(take_new_block());
+    return evicted;
+}
+
+int KvPool::prepare_write(ConversationId id, int start, int end, std::vector<Eviction>* evicted) {
+    auto it = sequences_.find(id);
+    const int b = start / layout_.block_size;
+    if (it == sequences_.end() || b >= int(it->second.block_table.size())) return start;
+    Sequence& seq = it->second;
+    const int32_t block = seq.block_table[size_t(b)];
+    if (writable(block)) return start;
+    if (users_[size_t(block)] == 1) {  // only registered: it stays, private again
+        registered_.erase(key_of_[size_t(block)]);
+        key_of_[size_t(block)] = 0;
+        seq.chain.resize(std::min(seq.chain.size(), size_t(b)));
+        return start;
+    }
+    // Shared: given up, and a fresh block reserved in its place, computed from where it began.
+    const int block_start = b * layout_.block_size;
+    truncate(id, block_start);
+    *evicted = reserve(id, end);
+    return block_start;
+}
+
+void KvPool::set_cached(ConversationId id, int n_tokens, std::span<const int32_t> tokens) {
+    auto it = sequences_.find(id);
+    const int capacity = it == sequences_.end() ? 0 : int(it->second.block_table.size()) * layout_.block_size;
+    if (n_tokens < (it == sequences_.end() ? 0 : it->second.n_cached) || n_tokens > capacity ||
+        size_t(n_tokens) > tokens.size())
+        fail(ErrorCode::Internal, "KV pool: conversation " + std::to_string(id) + " cannot cache " +
+                                      std::to_string(n_tokens) + " positions in " + std::to_string(capacity) +
+                                      " reserved");
+    if (it == sequences_.end()) return;
+    Sequence& seq = it->second;
+    seq.n_cached = n_tokens;
+    const int bs = layout_.block_size;
+    for (size_t b = seq.chain.size(); b < size_t(n_tokens / bs); ++b) {
+        const std::span<const int32_t> block_tokens = tokens.subspan(b * size_t(bs), size_t(bs));
+        const uint64_t k = key(b > 0 ? seq.chain[b - 1] : 0, block_tokens);
+        seq.chain.push_back(k);
+        const int32_t block = seq.block_table[b];
+        if (key_of_[size_t(block)] == 0 && !registered_.count(k)) {
+            registered_.emplace(k, Registered{block, b > 0 ? seq.block_table[b - 1] : -1,
+                                              std::vector<int32_t>(block_tokens.begin(), block_tokens.end())});
+            key_of_[size_t(block)] = k;
         }
-        evict(*victim);  // non-null: the check above counted enough blocks held by others
-    }
-    for (int i = 0; i < needed; ++i) conv.block_table.push_back(*allocator_.allocate());
-}
-
-void KvPool::shrink_to_cached(Conversation& conv) {
-    const size_t keep = size_t(blocks_for(conv.n_cached));
-    while (conv.block_table.size() > keep) {
-        allocator_.release(conv.block_table.back());
-        conv.block_table.pop_back();
     }
 }
 
-void KvPool::release(Conversation& conv) {
-    conv.n_cached = 0;
-    conv.evicted_tokens = 0;
-    shrink_to_cached(conv);
+void KvPool::truncate(ConversationId id, int n_tokens) {
+    if (n_tokens < 0) fail(ErrorCode::Internal, "KV pool: cannot keep " + std::to_string(n_tokens) + " positions");
+    auto it = sequences_.find(id);
+    if (it == sequences_.end()) return;
+    shrink(it->second, n_tokens);
+    if (it->second.block_table.empty()) sequences_.erase(it);
 }
 
-void KvPool::evict(Conversation& victim) {
-    victim.evicted_tokens = std::max(victim.evicted_tokens, victim.n_cached);
-    victim.n_cached = 0;
-    shrink_to_cached(victim);
-    ++victim.times_evicted;
-    ++evictions_;
+void KvPool::release(ConversationId id) { truncate(id, 0); }
+
+void KvPool::shrink(Sequence& seq, int n_tokens) {
+    const int bs = layout_.block_size;
+    seq.n_cached = std::min(seq.n_cached, n_tokens);
+    size_t keep = size_t(blocks_for(n_tokens));
+    // A block that keeps only part of its positions will be written again: it cannot stay shared
+    // or registered.
+    if (n_tokens % bs != 0 && keep <= seq.block_table.size() && keep > 0) {
+        const int32_t partial = seq.block_table[keep - 1];
+        if (users_[size_t(partial)] > 1) {
+            --keep;
+            seq.n_cached = std::min(seq.n_cached, int(keep) * bs);
+        } else if (key_of_[size_t(partial)] != 0) {
+            registered_.erase(key_of_[size_t(partial)]);
+            key_of_[size_t(partial)] = 0;
+        }
+    }
+    while (seq.block_table.size() > keep) {
+        let_go(seq.block_table.back());
+        seq.block_table.pop_back();
+    }
+    seq.chain.resize(std::min(seq.chain.size(), size_t(seq.n_cached / bs)));
 }
 
-PoolStats KvPool::stats(int n_conversations) const {
+int32_t KvPool::take_new_block() {
+    const int32_t block = *allocator_.allocate();  // callers made sure one is free
+    users_[size_t(block)] = 1;
+    return block;
+}
+
+void KvPool::let_go(int32_t block) {
+    if (--users_[size_t(block)] > 0) return;
+    if (key_of_[size_t(block)] != 0) {
+        registered_.erase(key_of_[size_t(block)]);
+        key_of_[size_t(block)] = 0;
+    }
+    allocator_.release(block);
+}
+
+uint64_t KvPool::key(uint64_t previous_key, std::span<const int32_t> tokens) const {
+    uint64_t h = 1469598103934665603ull ^ previous_key;  // FNV-1a over the chain and the tokens
+    for (int32_t t : tokens) {
+        h ^= uint64_t(uint32_t(t));
+        h *= 1099511628211ull;
+    }
+    return h == 0 ? 1 : h;  // 0 means "not registered"
+}
+
+const KvPool::Registered* KvPool::lookup(uint64_t k, int32_t previous, std::span<const int32_t> tokens) const {
+    auto it = registered_.find(k);
+    if (it == registered_.end() || it->second.previous != previous ||
+        !std::equal(tokens.begin(), tokens.end(), it->second.tokens.begin(), it->second.tokens.end()))
+        return nullptr;  // the key is a hash: the tokens and the block before decide
+    return &it->second;
+}
+
+const KvPool::Sequence* KvPool::find(ConversationId id) const {
+    auto it = sequences_.find(id);
+    return it == sequences_.end() ? nullptr : &it->second;
+}
+
+int KvPool::n_cached(ConversationId id) const {
+    const Sequence* seq = find(id);
+    return seq ? seq->n_cached : 0;
+}
+
+const std::vector<int32_t>& KvPool::block_table(ConversationId id) const {
+    static const std::vector<int32_t> none;
+    const Sequence* seq = find(id);
+    return seq ? seq->block_table : none;
+}
+
+BlockTableView KvPool::table(ConversationId id) const {
+    const std::vector<int32_t>& blocks = block_table(id);
+    return {blocks.data(), int(blocks.size())};
+}
+
+PoolStats KvPool::stats() const {
     PoolStats s;
     s.block_size = layout_.block_size;
     s.blocks_total = allocator_.n_total();
     s.blocks_used = allocator_.n_used();
+    s.blocks_shared = int(std::count_if(users_.begin(), users_.end(), [](int n) { return n > 1; }));
     s.bytes_total = int64_t(s.blocks_total) * bytes_per_block_;
     s.bytes_used = int64_t(s.blocks_used) * bytes_per_block_;
-    s.n_conversations = n_conversations;
+    s.n_conversations = int(sequences_.size());
     s.evictions = evictions_;
     s.reprefilled_tokens = reprefilled_tokens_;
+    s.shared_tokens = shared_tokens_;
     return s;
 }
 

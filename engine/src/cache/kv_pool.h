@@ -1,17 +1,37 @@
-// Which conversation holds which blocks of the KV pool, and eviction when the pool is full.
-// Bookkeeping only: the keys and values themselves live in the backend's pool storage.
+// The KV pool's manager: each conversation's block table, how many of its positions hold keys and
+// values, which conversation to evict when the pool is full (least recently used), and which full
+// blocks several conversations share. Which blocks are free is BlockAllocator's; the keys and
+// values themselves live in the backend. A conversation keeps its tokens and turns; the pool keeps
+// its blocks.
+//
+// Shared prefixes, as vLLM's prefix caching: a full block whose positions are all cached is
+// registered under its tokens and the block before it. A conversation whose history begins with the
+// same tokens (the same system prompt, a regenerate, an edit of a late turn) takes those blocks
+// instead of computing them, each block counting its users. A registered or shared block is never
+// written again: a conversation that must write into one gives it up and recomputes its positions
+// (at most block_size - 1 tokens), which costs less than copying it.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <span>
+#include <unordered_map>
+#include <vector>
 
 #include "cache/block_allocator.h"
 #include "cache/kv_layout.h"
-#include "engine/conversation.h"
+#include "llamadesk/engine.h"
 
 namespace llamadesk {
 
-using ConversationMap = std::map<ConversationId, Conversation>;
+struct Eviction {
+    ConversationId id;
+    int n_cached;  // positions whose keys and values it lost
+};
+
+// Told which other conversations lost their cache to make room for the one being served.
+using EvictionHandler = std::function<void(const std::vector<Eviction>&)>;
 
 class KvPool {
 public:
@@ -21,26 +41,71 @@ public:
     int64_t bytes_per_block() const { return bytes_per_block_; }
     int blocks_for(int n_tokens) const { return (n_tokens + layout_.block_size - 1) / layout_.block_size; }
 
-    // Grows conv's block table to cover n_tokens positions. When the pool is short, the least
-    // recently used other conversations lose all their blocks (they prefill again when next
-    // used). Throws EngineError(OutOfMemory), evicting nothing, when even that is not enough.
-    void reserve(Conversation& conv, int n_tokens, ConversationMap& conversations);
-    // Frees the blocks past those needed by conv's first n_cached tokens.
-    void shrink_to_cached(Conversation& conv);
-    // Frees all of conv's blocks; its cache then holds nothing.
-    void release(Conversation& conv);
+    // Gives id, from its first uncached position on, the registered blocks that hold exactly
+    // tokens' keys and values, as long as they match and lie before `limit` (so the position
+    // a forward pass rewrites is never in a shared block). Returns id's cached count after.
+    int share_prefix(ConversationId id, std::span<const int32_t> tokens, int limit);
+    // Makes id the most recently used and grows its block table to cover n_tokens positions. When
+    // the pool is short, the least recently used other conversations lose all their blocks (a
+    // block is freed when its last user lets go); they are returned, in the order evicted. Throws
+    // EngineError(OutOfMemory), evicting nothing, when even evicting every other conversation
+    // would not make room.
+    std::vector<Eviction> reserve(ConversationId id, int n_tokens);
+    // Before a forward pass writes positions [start, end): if start falls in a registered block
+    // only id holds, the block is unregistered; if in a shared one, id gives it up for a fresh
+    // block (reserved as reserve() does, evictions in *evicted) and its cache ends where the block
+    // began. Returns the position to compute from: start, or that block's first position.
+    int prepare_write(ConversationId id, int start, int end, std::vector<Eviction>* evicted);
+    // Positions [0, n_tokens) of id now hold the keys and values of tokens[0, n_tokens); its full
+    // blocks are registered for sharing. Precondition: reserved, and n_tokens <= tokens.size().
+    void set_cached(ConversationId id, int n_tokens, std::span<const int32_t> tokens);
+    // Keeps only id's first n_tokens positions: its cached count and its blocks shrink to them (a
+    // shared or registered block that would keep only part of its positions goes too).
+    void truncate(ConversationId id, int n_tokens);
+    // Gives up all of id's blocks and forgets it.
+    void release(ConversationId id);
 
-    PoolStats stats(int n_conversations) const;
+    int n_cached(ConversationId id) const;
+    const std::vector<int32_t>& block_table(ConversationId id) const;  // empty when it holds none
+    BlockTableView table(ConversationId id) const;
+    int users(int32_t block) const { return users_[size_t(block)]; }  // conversations holding it
+
+    PoolStats stats() const;
     void count_reprefill(int n_tokens) { reprefilled_tokens_ += n_tokens; }
 
 private:
-    void evict(Conversation& victim);
+    struct Sequence {
+        std::vector<int32_t> block_table;  // pool block ids, in position order
+        std::vector<uint64_t> chain;       // key of each registered full block, in order
+        int n_cached = 0;                  // positions [0, n_cached) hold keys and values
+        uint64_t last_used = 0;            // tick of the last reserve(), for LRU eviction
+    };
+    // A full block's content: its tokens and the block before it (-1 for the first).
+    struct Registered {
+        int32_t block;
+        int32_t previous;
+        std::vector<int32_t> tokens;
+    };
+
+    const Sequence* find(ConversationId id) const;
+    void shrink(Sequence& seq, int n_tokens);
+    int32_t take_new_block();
+    void let_go(int32_t block);
+    bool writable(int32_t block) const { return users_[size_t(block)] == 1 && key_of_[size_t(block)] == 0; }
+    uint64_t key(uint64_t previous_key, std::span<const int32_t> tokens) const;
+    const Registered* lookup(uint64_t key, int32_t previous, std::span<const int32_t> tokens) const;
 
     KvLayout layout_;
     int64_t bytes_per_block_;
     BlockAllocator allocator_;
+    std::map<ConversationId, Sequence> sequences_;  // only conversations that hold blocks
+    std::vector<int> users_;                        // per block: block tables holding it
+    std::vector<uint64_t> key_of_;                  // per block: its registration key, 0 when none
+    std::unordered_map<uint64_t, Registered> registered_;
+    uint64_t tick_ = 0;
     int64_t evictions_ = 0;
     int64_t reprefilled_tokens_ = 0;
+    int64_t shared_tokens_ = 0;
 };
 
 }  // namespace llamadesk

@@ -21,13 +21,19 @@ void rebuild_history(Conversation& conv, const Tokenizer& tok) {
     conv.history_stale = false;
 }
 
-void truncate_history(Conversation& conv, int n_turns) {
-    if (n_turns >= int(conv.turns.size())) return;
-    const int cut = conv.turns[size_t(n_turns)].begin;
-    conv.turns.resize(size_t(n_turns));
-    conv.history.resize(size_t(cut));
-    conv.n_cached = std::min(conv.n_cached, cut);
-    conv.evicted_tokens = std::min(conv.evicted_tokens, cut);
+int truncate_history(Conversation& conv, int n_turns) {
+    if (n_turns < int(conv.turns.size())) {
+        const int cut = conv.turns[size_t(n_turns)].begin;
+        conv.turns.resize(size_t(n_turns));
+        conv.history.resize(size_t(cut));
+        conv.evicted_tokens = std::min(conv.evicted_tokens, cut);
+    }
+    return int(conv.history.size());
+}
+
+void note_eviction(Conversation& conv, const Eviction& eviction) {
+    conv.evicted_tokens = std::max(conv.evicted_tokens, eviction.n_cached);
+    ++conv.times_evicted;
 }
 
 TurnSize measure_user_turn(const Tokenizer& tok, const Conversation& conv, const std::string& user_text,
@@ -42,12 +48,12 @@ TurnSize measure_user_turn(const Tokenizer& tok, const Conversation& conv, const
     return s;
 }
 
-ConversationStats conversation_stats_of(const Conversation& conv, int context_length) {
+ConversationStats conversation_stats_of(const Conversation& conv, const KvPool* pool, int context_length) {
     ConversationStats s;
     s.id = conv.id;
     s.history_tokens = int(conv.history.size());
-    s.cached_tokens = conv.n_cached;
-    s.cache_blocks = int(conv.block_table.size());
+    s.cached_tokens = pool ? pool->n_cached(conv.id) : 0;
+    s.cache_blocks = pool ? int(pool->block_table(conv.id).size()) : 0;
     s.context_length = context_length;
     s.n_turns = int(conv.turns.size());
     s.times_evicted = conv.times_evicted;

@@ -104,10 +104,7 @@ Status Engine::conversation_stats(ConversationId id, ConversationStats* out) con
 }
 
 PoolStats Engine::pool_stats() const {
-    PoolStats s;
-    if (impl_->model) s = impl_->model->pool->stats(int(impl_->conversations.size()));
-    else s.n_conversations = int(impl_->conversations.size());
-    return s;
+    return impl_->model ? impl_->model->pool->stats() : PoolStats{};
 }
 
 Status Engine::cache_layout(ConversationId id, CacheLayout* out) const {

@@ -14,9 +14,7 @@ void Engine::Impl::load(const LoadParams& params) {
     // tokenized again because the vocabulary may differ.
     model = std::move(fresh);
     for (auto& [id, conv] : conversations) {
-        conv.block_table.clear();
-        conv.n_cached = 0;
-        conv.evicted_tokens = 0;
+        drop_cache(conv);
         conv.history_stale = true;
         retokenize_if_stale(conv);
     }
@@ -43,7 +41,6 @@ ConversationId Engine::Impl::create(ChatFormat format) {
     Conversation& conv = conversations[id];
     conv.id = id;
     conv.format = format;
-    conv.last_used = tick;
     return id;
 }
 
@@ -55,9 +52,13 @@ void Engine::Impl::set_format(ConversationId id, ChatFormat format) {
 }
 
 void Engine::Impl::drop_cache(Conversation& conv) {
-    if (model) model->pool->release(conv);
-    conv.n_cached = 0;
+    if (model) model->pool->release(conv.id);
     conv.evicted_tokens = 0;
+}
+
+void Engine::Impl::note_evictions(const std::vector<Eviction>& evicted) {
+    for (const Eviction& e : evicted)
+        if (auto it = conversations.find(e.id); it != conversations.end()) note_eviction(it->second, e);
 }
 
 void Engine::Impl::rebuild(Conversation& conv) {
@@ -93,8 +94,8 @@ void Engine::Impl::truncate_turns(ConversationId id, int n_turns) {
         return;
     }
     // The cache keeps everything before the cut; nothing is recomputed.
-    truncate_history(conv, n_turns);
-    if (model) model->pool->shrink_to_cached(conv);
+    const int kept = truncate_history(conv, n_turns);
+    if (model) model->pool->truncate(conv.id, kept);
     if (conv.turns.empty()) conv.system_prompt.clear();
 }
 
@@ -122,8 +123,8 @@ GenerationResult Engine::Impl::generate(ConversationId id, const std::string& us
     LoadedModel& m = require_model();
     Conversation& conv = find(id);
     retokenize_if_stale(conv);
-    conv.last_used = ++tick;
-    return generate_answer(m, conversations, conv, user_text, params, on_token, cancel);
+    return generate_answer(m, conv, [this](const auto& evicted) { note_evictions(evicted); }, user_text, params,
+                           on_token, cancel);
 }
 
 GenerationResult Engine::Impl::continue_answer(ConversationId id, const GenerateParams& params,
@@ -131,8 +132,8 @@ GenerationResult Engine::Impl::continue_answer(ConversationId id, const Generate
     LoadedModel& m = require_model();
     Conversation& conv = find(id);
     retokenize_if_stale(conv);
-    conv.last_used = ++tick;
-    return llamadesk::continue_answer(m, conversations, conv, params, on_token, cancel);
+    return llamadesk::continue_answer(m, conv, [this](const auto& evicted) { note_evictions(evicted); }, params,
+                                      on_token, cancel);
 }
 
 TurnSize Engine::Impl::measure_turn(ConversationId id, const std::string& user_text,
@@ -144,7 +145,8 @@ TurnSize Engine::Impl::measure_turn(ConversationId id, const std::string& user_t
 }
 
 ConversationStats Engine::Impl::stats(ConversationId id) const {
-    return conversation_stats_of(find(id), model ? model->context_length() : 0);
+    return model ? conversation_stats_of(find(id), model->pool.get(), model->context_length())
+                 : conversation_stats_of(find(id), nullptr, 0);
 }
 
 CacheLayout Engine::Impl::cache_layout(ConversationId id) const {
@@ -159,9 +161,10 @@ CacheLayout Engine::Impl::cache_layout(ConversationId id) const {
     out.dtype = dtype_name(m.backend->kv_dtype());
     out.device = m.backend->kind() == BackendKind::Cpu ? m.backend->name() : m.backend->device_description();
     out.bytes_per_block = m.pool->bytes_per_block();
-    out.bytes_used = int64_t(conv.block_table.size()) * out.bytes_per_block;
-    out.cached_tokens = conv.n_cached;
-    out.block_table = conv.block_table;
+    out.block_table = m.pool->block_table(conv.id);
+    for (int32_t block : out.block_table) out.block_users.push_back(m.pool->users(block));
+    out.bytes_used = int64_t(out.block_table.size()) * out.bytes_per_block;
+    out.cached_tokens = m.pool->n_cached(conv.id);
     return out;
 }
 
@@ -170,7 +173,8 @@ std::vector<int> Engine::Impl::tokenize(const std::string& text, bool add_bos) c
 }
 
 PerplexityResult Engine::Impl::perplexity(const std::string& text, const PerplexityProgress& on_progress) {
-    return score_perplexity(require_model(), conversations, text, on_progress);
+    return score_perplexity(require_model(), text, [this](const auto& evicted) { note_evictions(evicted); },
+                            on_progress);
 }
 
 }  // namespace llamadesk

@@ -4,7 +4,9 @@
 
 #include <memory>
 
-#include "engine/kv_pool.h"
+#include <map>
+
+#include "engine/conversation.h"
 #include "engine/loaded_model.h"
 #include "llamadesk/engine.h"
 
@@ -12,9 +14,8 @@ namespace llamadesk {
 
 struct Engine::Impl {
     std::unique_ptr<LoadedModel> model;
-    ConversationMap conversations;
-    ConversationId next_id = 1;
-    uint64_t tick = 0;  // advances on every generate(), orders conversations for eviction
+    std::map<ConversationId, Conversation> conversations;
+    ConversationId next_id = 1;  // 0 is never a conversation: perplexity borrows blocks under it
 
     void load(const LoadParams& params);
     LoadedModel& require_model() const;
@@ -41,6 +42,7 @@ struct Engine::Impl {
 
 private:
     void drop_cache(Conversation& conv);  // frees its blocks; history kept
+    void note_evictions(const std::vector<Eviction>& evicted);
     // After the turns, system prompt or format changed: no cache, history tokenized again.
     void rebuild(Conversation& conv);
     void retokenize_if_stale(Conversation& conv);

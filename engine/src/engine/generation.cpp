@@ -16,10 +16,10 @@ namespace {
 
 class AnswerGenerator {
 public:
-    AnswerGenerator(LoadedModel& m, ConversationMap& conversations, Conversation& conv,
+    AnswerGenerator(LoadedModel& m, Conversation& conv, const EvictionHandler& on_evicted,
                     const GenerateParams& params, const TokenCallback& on_token,
                     const std::atomic<bool>* cancel)
-        : m_(m), conversations_(conversations), conv_(conv), params_(params), on_token_(on_token),
+        : m_(m), conv_(conv), on_evicted_(on_evicted), params_(params), on_token_(on_token),
           cancel_(cancel), sampler_(m.vocab_size(), params.sampling), stops_(params.stop_strings) {}
 
     GenerationResult run(const std::string& user_text) {
@@ -63,10 +63,20 @@ private:
                  "the conversation holds " + std::to_string(before) + " tokens and this message adds " +
                      std::to_string(turn.size()) + ", which leaves no room to answer within the model's context of " +
                      std::to_string(m_.context_length()) + " tokens");
-        m_.pool->reserve(conv_, after, conversations_);
+        // Blocks another conversation computed for the same tokens (a shared system prompt, a
+        // regenerate) are taken before making room, so making room cannot evict them first.
+        std::vector<int32_t> tokens = conv_.history;
+        tokens.insert(tokens.end(), turn.begin(), turn.end());
+        m_.pool->share_prefix(conv_.id, tokens, after - 1);
+        try {
+            reserve(after);
+        } catch (...) {
+            m_.pool->truncate(conv_.id, before);
+            throw;
+        }
 
         if (first_turn) conv_.system_prompt = params_.system_prompt;
-        conv_.history.insert(conv_.history.end(), turn.begin(), turn.end());
+        conv_.history = std::move(tokens);
         conv_.turns.push_back(Turn{user_text, {}, before, after});
         result_.stats.prompt_tokens = int(turn.size());
     }
@@ -75,8 +85,7 @@ private:
         const int before = conv_.turns.back().begin;
         conv_.turns.pop_back();
         conv_.history.resize(size_t(before));
-        conv_.n_cached = std::min(conv_.n_cached, before);
-        m_.pool->shrink_to_cached(conv_);
+        m_.pool->truncate(conv_.id, before);
         if (conv_.turns.empty()) conv_.system_prompt.clear();
     }
 
@@ -92,9 +101,9 @@ private:
         if (open_size + 1 >= m_.context_length())
             fail(ErrorCode::ContextFull, "the answer already fills the model's context of " +
                                              std::to_string(m_.context_length()) + " tokens");
-        m_.pool->reserve(conv_, open_size, conversations_);
+        m_.pool->truncate(conv_.id, open_size);
+        reserve(open_size);
         conv_.history.resize(size_t(open_size));
-        conv_.n_cached = std::min(conv_.n_cached, open_size);
         turn.end = open_size;
         answer_before_ = turn.answer;
     }
@@ -110,7 +119,9 @@ private:
     int32_t prefill_and_sample() {
         const int end = int(conv_.history.size());
         // At least the last token runs, since its logits choose the first answer token.
-        const int start = std::min(conv_.n_cached, end - 1);
+        std::vector<Eviction> evicted;
+        const int start = m_.pool->prepare_write(conv_.id, std::min(m_.pool->n_cached(conv_.id), end - 1), end, &evicted);
+        if (!evicted.empty()) on_evicted_(evicted);
         GenerationStats& s = result_.stats;
         s.prefilled_tokens = end - start;
         s.reprefilled_tokens = std::max(0, std::min(conv_.evicted_tokens, end) - start);
@@ -120,8 +131,8 @@ private:
         std::vector<float> logits(size_t(m_.vocab_size()));  // (vocab_size,)
         Stopwatch prefill_clock;
         m_.backend->forward(std::span<const int32_t>(conv_.history.data() + start, size_t(end - start)), start,
-                            table(), logits.data());
-        conv_.n_cached = end;
+                            m_.pool->table(conv_.id), logits.data());
+        m_.pool->set_cached(conv_.id, end, conv_.history);
         s.prefill_ms = prefill_clock.elapsed_ms();
         s.prefill_tokens_per_s = tokens_per_second(s.prefilled_tokens, s.prefill_ms);
 
@@ -155,9 +166,9 @@ private:
                 }
                 const int pos = int(conv_.history.size()) - 1;
                 if (pos + 1 >= m_.context_length()) { result_.stop_reason = StopReason::ContextFull; break; }
-                m_.pool->reserve(conv_, pos + 1, conversations_);
-                token = m_.backend->decode_and_sample(token, pos, table(), sampler_, recent());
-                conv_.n_cached = pos + 1;
+                reserve(pos + 1);
+                token = m_.backend->decode_and_sample(token, pos, m_.pool->table(conv_.id), sampler_, recent());
+                m_.pool->set_cached(conv_.id, pos + 1, conv_.history);
             }
             if (!stops_.stopped()) emit(stops_.push(text.flush()) + stops_.flush(), /*force=*/false);
         } catch (...) {
@@ -192,12 +203,13 @@ private:
         s.decode_ms = decode_clock_.elapsed_ms();
         // The first token came from the prefill; the rest are decode steps.
         s.decode_tokens_per_s = tokens_per_second(std::max(0, s.generated_tokens - 1), s.decode_ms);
-        s.conversation = conversation_stats_of(conv_, m_.context_length());
-        s.pool = m_.pool->stats(int(conversations_.size()));
+        s.conversation = conversation_stats_of(conv_, m_.pool.get(), m_.context_length());
+        s.pool = m_.pool->stats();
     }
 
-    BlockTableView table() const {
-        return {conv_.block_table.data(), int(conv_.block_table.size())};
+    void reserve(int n_tokens) {
+        const std::vector<Eviction> evicted = m_.pool->reserve(conv_.id, n_tokens);
+        if (!evicted.empty()) on_evicted_(evicted);
     }
 
     std::span<const int32_t> recent() const {
@@ -206,8 +218,8 @@ private:
     }
 
     LoadedModel& m_;
-    ConversationMap& conversations_;
     Conversation& conv_;
+    const EvictionHandler& on_evicted_;
     const GenerateParams& params_;
     const TokenCallback& on_token_;
     const std::atomic<bool>* cancel_;
@@ -221,16 +233,16 @@ private:
 
 }  // namespace
 
-GenerationResult generate_answer(LoadedModel& model, ConversationMap& conversations, Conversation& conv,
+GenerationResult generate_answer(LoadedModel& model, Conversation& conv, const EvictionHandler& on_evicted,
                                  const std::string& user_text, const GenerateParams& params,
                                  const TokenCallback& on_token, const std::atomic<bool>* cancel) {
-    return AnswerGenerator(model, conversations, conv, params, on_token, cancel).run(user_text);
+    return AnswerGenerator(model, conv, on_evicted, params, on_token, cancel).run(user_text);
 }
 
-GenerationResult continue_answer(LoadedModel& model, ConversationMap& conversations, Conversation& conv,
+GenerationResult continue_answer(LoadedModel& model, Conversation& conv, const EvictionHandler& on_evicted,
                                  const GenerateParams& params, const TokenCallback& on_token,
                                  const std::atomic<bool>* cancel) {
-    return AnswerGenerator(model, conversations, conv, params, on_token, cancel).resume();
+    return AnswerGenerator(model, conv, on_evicted, params, on_token, cancel).resume();
 }
 
 }  // namespace llamadesk

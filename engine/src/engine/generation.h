@@ -5,7 +5,7 @@
 #include <atomic>
 #include <string>
 
-#include "engine/kv_pool.h"
+#include "engine/conversation.h"
 #include "engine/loaded_model.h"
 #include "llamadesk/engine.h"
 
@@ -21,14 +21,14 @@ namespace llamadesk {
 // Throws EngineError before anything changes when the turn does not fit the context
 // (ContextFull) or the pool (OutOfMemory). Once decoding has begun, failures come back in the
 // result's status and the partial answer stays in the history.
-GenerationResult generate_answer(LoadedModel& model, ConversationMap& conversations, Conversation& conv,
+GenerationResult generate_answer(LoadedModel& model, Conversation& conv, const EvictionHandler& on_evicted,
                                  const std::string& user_text, const GenerateParams& params,
                                  const TokenCallback& on_token, const std::atomic<bool>* cancel);
 
 // Reopens the last turn's answer (its closing EOS leaves the history) and decodes more of it;
 // the turn's answer text grows by result.text. Throws ContextFull, changing nothing, when no
 // position is left.
-GenerationResult continue_answer(LoadedModel& model, ConversationMap& conversations, Conversation& conv,
+GenerationResult continue_answer(LoadedModel& model, Conversation& conv, const EvictionHandler& on_evicted,
                                  const GenerateParams& params, const TokenCallback& on_token,
                                  const std::atomic<bool>* cancel);
 

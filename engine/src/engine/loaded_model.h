@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "backends/backend.h"
-#include "engine/kv_pool.h"
+#include "cache/kv_pool.h"
 #include "llamadesk/engine.h"
 #include "model/checkpoint.h"
 #include "tokenizer/tokenizer.h"

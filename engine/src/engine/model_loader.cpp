@@ -29,6 +29,7 @@ std::unique_ptr<Backend> make_backend(const LoadParams& params, const Checkpoint
             opts.use_graphs = params.cuda_graphs;
             opts.f32_as_bf16 = params.cuda_f32_as_bf16;
             opts.kv_budget_bytes = params.kv_cache_bytes;
+            opts.kv_dtype = kv_dtype_of(params.kv_cache_type);
             opts.on_progress = [&params](float f, const std::string& stage) {
                 report(params, 0.6f + 0.3f * std::clamp(f, 0.0f, 1.0f), stage);
             };
@@ -43,6 +44,7 @@ std::unique_ptr<Backend> make_backend(const LoadParams& params, const Checkpoint
     }
     CpuBackendOptions opts;
     opts.n_threads = params.n_threads;
+    opts.kv_dtype = kv_dtype_of(params.kv_cache_type);
     return make_cpu_backend(ckpt, opts);
 }
 
@@ -133,10 +135,10 @@ std::unique_ptr<LoadedModel> load_model(const LoadParams& params) {
     report(params, 0.9f, "allocating KV cache");
     const ModelConfig& c = m->checkpoint.config;
     KvLayout layout{c.n_layers, c.n_kv_heads, c.head_dim(), params.block_size};
-    const int64_t bytes_per_block = layout.block_elements() * weight_type(m->backend->kv_dtype()).bytes(1);
+    const int64_t bytes_per_block = m->backend->kv_bytes_per_block(layout);
     const int n_blocks = kv_pool_blocks(params, c, bytes_per_block, *m->backend);
     m->backend->allocate_kv_pool(layout, n_blocks);
-    m->pool = std::make_unique<KvPool>(layout, n_blocks, m->backend->kv_bytes_per_block());
+    m->pool = std::make_unique<KvPool>(layout, n_blocks, bytes_per_block);
 
     const int n_threads =
         params.n_threads > 0 ? params.n_threads : int(std::max(1u, std::thread::hardware_concurrency()));

@@ -20,22 +20,22 @@ double token_nll(const float* logits, int vocab, int target) {
     return max + std::log(sum) - double(logits[target]);
 }
 
-// KV blocks borrowed for one score through a conversation that is in no map (id 0, so every
-// listed conversation counts as another one), given back however the score ends.
+// KV blocks borrowed for one score under id 0, which is never a conversation, given back however
+// the score ends.
 class ScratchCache {
 public:
-    ScratchCache(KvPool& pool, int n_tokens, ConversationMap& conversations) : pool_(pool) {
-        pool_.reserve(conv_, n_tokens, conversations);  // throws before taking anything
+    ScratchCache(KvPool& pool, int n_tokens, const EvictionHandler& on_evicted) : pool_(pool) {
+        on_evicted(pool_.reserve(kScratch, n_tokens));  // throws before taking anything
     }
-    ~ScratchCache() { pool_.release(conv_); }
+    ~ScratchCache() { pool_.release(kScratch); }
     ScratchCache(const ScratchCache&) = delete;
     ScratchCache& operator=(const ScratchCache&) = delete;
 
-    BlockTableView table() const { return {conv_.block_table.data(), int(conv_.block_table.size())}; }
+    BlockTableView table() const { return pool_.table(kScratch); }
 
 private:
+    static constexpr ConversationId kScratch = 0;
     KvPool& pool_;
-    Conversation conv_;
 };
 
 }  // namespace
@@ -49,7 +49,7 @@ private:
 // the second half of each chunk so every scored token has at least C/2 tokens of context, and
 // drops a trailing partial chunk. It scores about half the tokens, each with more context, so its
 // figure is usually lower.
-PerplexityResult score_perplexity(LoadedModel& m, ConversationMap& conversations, const std::string& text,
+PerplexityResult score_perplexity(LoadedModel& m, const std::string& text, const EvictionHandler& on_evicted,
                                   const PerplexityProgress& on_progress) {
     const std::vector<int> tokens = m.tokenizer->encode(text, /*add_bos=*/true);
     const int n = int(tokens.size());
@@ -68,7 +68,7 @@ PerplexityResult score_perplexity(LoadedModel& m, ConversationMap& conversations
     result.windows = (result.tokens + per_window - 1) / per_window;
 
     // A window's last token predicts nothing inside it, so at most C - 1 positions ever run.
-    ScratchCache cache(*m.pool, std::min(n, context) - 1, conversations);
+    ScratchCache cache(*m.pool, std::min(n, context) - 1, on_evicted);
     const int vocab = m.vocab_size();
     // Every position's logits are needed, so the text runs in the backend's own chunks: the
     // logits buffer stays (chunk, vocab_size) however long the window.

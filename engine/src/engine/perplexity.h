@@ -3,7 +3,6 @@
 
 #include <string>
 
-#include "engine/kv_pool.h"
 #include "engine/loaded_model.h"
 #include "llamadesk/engine.h"
 
@@ -13,7 +12,7 @@ namespace llamadesk {
 // documents. The KV blocks it needs are lent by the pool (idle conversations may be evicted
 // for them) and given back before it returns. Throws EngineError: InvalidArgument when the text
 // has fewer than 2 tokens, OutOfMemory when the pool cannot hold one window.
-PerplexityResult score_perplexity(LoadedModel& model, ConversationMap& conversations, const std::string& text,
+PerplexityResult score_perplexity(LoadedModel& model, const std::string& text, const EvictionHandler& on_evicted,
                                   const PerplexityProgress& on_progress);
 
 }  // namespace llamadesk

@@ -29,6 +29,7 @@ struct Options {
     bool writes() const { return !write_gguf.empty() || !write_hf.empty() || !write_meta.empty(); }
     WeightMix mix = DType::F32;
     int threads = 0;
+    KvCacheType kv_type = KvCacheType::F16;
     std::vector<int> prefill;  // prompt sizes to time instead of the plan's
     bool json = false;
     bool cuda_graphs = true, cuda_decode_cublas = false;
@@ -43,6 +44,7 @@ const char* usage() {
            "  --dtype T           the synthetic model's weight types: f32 (default), f16, bf16, q8_0, q4_0,\n"
            "                      q4_1, q5_0, q5_1, q4_k, q5_k, q6_k, or the mixes q4_k_m, q5_k_m\n"
            "  --threads N         CPU threads (default: all cores)\n"
+           "  --kv-type T         the KV cache's element type: f16 (default), f32 or q8_0\n"
            "  --backend B         cpu or cuda (default cpu)\n"
            "  --cuda-graphs on|off  replay the CUDA decode step as a captured graph (default on)\n"
            "  --cuda-decode gemv|cublas  single-token products: our GEMV or cuBLAS (default gemv)\n"
@@ -81,6 +83,7 @@ Options parse_options(int argc, char** argv) {
         else if (arg == "--shards") o.shards = parse_int(arg, value);
         else if (arg == "--backend") o.backend = value;
         else if (arg == "--threads") o.threads = parse_int(arg, value);
+        else if (arg == "--kv-type") o.kv_type = tools::parse_kv_type(arg, value);
         else if (arg == "--cuda-graphs" && (value == "on" || value == "off")) o.cuda_graphs = value == "on";
         else if (arg == "--cuda-decode" && (value == "gemv" || value == "cublas")) o.cuda_decode_cublas = value == "cublas";
         else if (arg == "--repeats") o.plan.repeats = std::max(1, parse_int(arg, value));
@@ -113,12 +116,14 @@ std::unique_ptr<Backend> make_backend(const Options& o, const Checkpoint& ckpt) 
         CudaBackendOptions opts;
         opts.use_graphs = o.cuda_graphs;
         opts.decode_with_cublas = o.cuda_decode_cublas;
+        opts.kv_dtype = kv_dtype_of(o.kv_type);
         // synthetic weights are made on the GPU itself (ckpt then holds only their shapes)
         if (!o.synthetic.empty()) return make_cuda_backend_synthetic(ckpt.config, o.mix, 1, opts);
         return make_cuda_backend(ckpt, opts);
     }
     CpuBackendOptions opts;
     opts.n_threads = o.threads;
+    opts.kv_dtype = kv_dtype_of(o.kv_type);
     return make_cpu_backend(ckpt, opts);
 }
 
@@ -128,7 +133,8 @@ void print_text(const Options& o, const Checkpoint& ckpt, const Backend& backend
     std::printf("model      %s (%s), dim %d, hidden %d, %d layers, %d heads, %d kv heads, vocab %d, context %d\n",
                 o.model.empty() ? ("synthetic " + o.synthetic).c_str() : o.model.c_str(), ckpt.describe_weight_types().c_str(),
                 c.dim, c.hidden_dim, c.n_layers, c.n_heads, c.n_kv_heads, c.vocab_size, c.seq_len);
-    std::printf("backend    %s (%s), %d threads\n", backend.name().c_str(), backend.device_description().c_str(), threads);
+    std::printf("backend    %s (%s), %d threads, %s KV cache\n", backend.name().c_str(),
+                backend.device_description().c_str(), threads, dtype_name(backend.kv_dtype()));
     if (o.plan.cpu_time) std::printf("clock      process CPU time\n");
     if (o.backend == "cuda")
         std::printf("memory     %.2f GB/s device copy bandwidth (cudaMemcpy, bytes read + written)\n", bandwidth / 1e9);
@@ -147,10 +153,11 @@ void print_text(const Options& o, const Checkpoint& ckpt, const Backend& backend
 void print_json(const Options& o, const Checkpoint& ckpt, const Backend& backend, double bandwidth,
                 const bench::BenchResults& r, int threads) {
     const ModelConfig& c = ckpt.config;
-    std::printf("{\"model\": \"%s\", \"dtype\": \"%s\", \"weights\": \"%s\", \"backend\": \"%s\", \"device\": \"%s\", \"threads\": %d, ",
+    std::printf("{\"model\": \"%s\", \"dtype\": \"%s\", \"weights\": \"%s\", \"backend\": \"%s\", \"device\": \"%s\", \"threads\": %d, "
+                "\"kv_dtype\": \"%s\", ",
                 o.model.empty() ? ("synthetic " + o.synthetic).c_str() : o.model.c_str(), dtype_name(ckpt.main_weight_dtype()),
                 ckpt.describe_weight_types().c_str(),
-                backend.name().c_str(), backend.device_description().c_str(), threads);
+                backend.name().c_str(), backend.device_description().c_str(), threads, dtype_name(backend.kv_dtype()));
     std::printf("\"dim\": %d, \"n_layers\": %d, \"context\": %d, \"weight_bytes_per_token\": %lld, "
                 "\"memory_read_bytes_per_s\": %.0f, \"clock\": \"%s\", ",
                 c.dim, c.n_layers, c.seq_len, (long long)ckpt.weight_bytes_per_token(), bandwidth,

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "llamadesk/builtin_model.h"
+#include "../tool_options.h"
 
 namespace llamadesk::cli {
 
@@ -55,6 +56,8 @@ const char* usage() {
            "  --repeat-penalty F    over the last 64 tokens (default 1, off)\n"
            "  --seed N              seed of the sampler (default: random)\n"
            "  --threads N           CPU threads (default: all cores)\n"
+           "  --kv-type T           the KV cache's element type: f16 (default), f32 (exact, twice the memory)\n"
+           "                        or q8_0 (about half of f16; CPU only)\n"
            "  --backend B           cpu, cuda or auto (default auto: CUDA when a GPU is usable;\n"
            "                        without one, cuda runs on the CPU and the header line says why)\n"
            "  --stats               print prefill / decode figures and cache occupancy to stderr\n"
@@ -96,6 +99,7 @@ Options parse_options(int argc, char** argv) {
         else if (a == "--min-p") o.generate.sampling.min_p = parse_number<float>(a, value());
         else if (a == "--repeat-penalty") o.generate.sampling.repeat_penalty = parse_number<float>(a, value());
         else if (a == "--seed") o.generate.sampling.seed = parse_number<int64_t>(a, value());
+        else if (a == "--kv-type") o.load.kv_cache_type = tools::parse_kv_type(a, value());
         else if (a == "--threads") o.load.n_threads = parse_number<int>(a, value());
         else if (a == "--backend") o.load.backend = parse_backend(value());
         else if (a == "--stats") o.stats = true;

@@ -1,5 +1,7 @@
 #include "reference_transformer.h"
 
+#include "model/weight_types.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -43,8 +45,9 @@ void rope(std::vector<float>& x, int head_dim, int pos, float theta) {
 
 }  // namespace
 
-ReferenceTransformer::ReferenceTransformer(const Checkpoint& ckpt)
+ReferenceTransformer::ReferenceTransformer(const Checkpoint& ckpt, DType kv_dtype)
     : ckpt_(ckpt),
+      kv_dtype_(kv_dtype),
       key_cache_(size_t(ckpt.config.n_layers) * ckpt.config.seq_len * ckpt.config.kv_dim()),
       value_cache_(key_cache_.size()) {}
 
@@ -68,6 +71,13 @@ std::vector<float> ReferenceTransformer::forward(int token, int pos) {
         for (int i = 0; i < kv_dim; ++i) {
             key_row[i] = k[size_t(i)];
             value_row[i] = v[size_t(i)];
+        }
+        if (kv_dtype_ != DType::F32) {  // what the cache keeps: each row rounded to its type
+            std::vector<uint8_t> bytes(size_t(weight_type(kv_dtype_).bytes(kv_dim)));
+            for (float* row : {key_row, value_row}) {
+                weight_type(kv_dtype_).from_f32(row, bytes.data(), kv_dim);
+                weight_type(kv_dtype_).to_f32(bytes.data(), row, kv_dim);
+            }
         }
         std::vector<float> att_out(size_t(c.dim), 0.0f);
         for (int h = 0; h < c.n_heads; ++h) {

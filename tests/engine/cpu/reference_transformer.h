@@ -11,13 +11,16 @@ namespace llamadesk::test {
 
 class ReferenceTransformer {
 public:
-    explicit ReferenceTransformer(const Checkpoint& ckpt);
+    // kv_dtype: what the cache stores; other than F32, each key and value row is rounded to it
+    // (f16, or q8_0's blocks of 32 along head_dim) as it is written.
+    explicit ReferenceTransformer(const Checkpoint& ckpt, DType kv_dtype = DType::F32);
 
     // Logits (vocab_size) of `token` at `pos`; positions must come in order 0, 1, 2, ...
     std::vector<float> forward(int token, int pos);
 
 private:
     const Checkpoint& ckpt_;
+    DType kv_dtype_;
     std::vector<float> key_cache_;    // (n_layers, seq_len, kv_dim)
     std::vector<float> value_cache_;  // (n_layers, seq_len, kv_dim)
 };

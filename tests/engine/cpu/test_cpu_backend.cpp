@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -55,6 +56,10 @@ const char* const kQuantMixes[] = {"q8_0", "q4_0", "q4_k_m"};
 // set lands on the same error, 3.3% at worst here.
 constexpr double kQuantizedTolerance = 6e-2;
 
+// A q8_0 cache multiplies keys by queries quantized to 8 bits: logits follow the reference with the
+// same rounded cache to 1.2 % of the largest at worst here, with every kernel set.
+constexpr double kQ8CacheTolerance = 3e-2;
+
 std::vector<int32_t> random_tokens(int n, int vocab, uint32_t seed) {
     std::mt19937 rng(seed);
     std::vector<int32_t> tokens(static_cast<size_t>(n));
@@ -74,23 +79,30 @@ void compare_logits(const float* actual, const std::vector<float>& expected, dou
         QFAIL(qPrintable(QStringLiteral("%1, step %2: max difference %3 (scale %4)").arg(what).arg(step).arg(worst).arg(scale)));
 }
 
-// A backend whose pool is poisoned with NaN, and disjoint shuffled block tables over it.
+// A backend whose pool (of kv_dtype) is poisoned with NaN, and disjoint shuffled block tables over it.
 struct Fixture {
     Checkpoint ckpt;
+    DType kv_dtype;
     std::unique_ptr<CpuBackend> backend;
     KvLayout layout;
     std::vector<std::vector<int32_t>> tables;
 
-    Fixture(const Shape& s, WeightMix mix, const Kernels& kernels, int n_threads, int n_tables)
-        : ckpt(make_synthetic_checkpoint(s.config, mix, 42, s.tied)) {
+    Fixture(const Shape& s, WeightMix mix, const Kernels& kernels, int n_threads, int n_tables,
+            DType kv = DType::F16)
+        : ckpt(make_synthetic_checkpoint(s.config, mix, 42, s.tied)), kv_dtype(kv) {
         CpuBackendOptions opts;
         opts.n_threads = n_threads;
+        opts.kv_dtype = kv;
         backend = std::make_unique<CpuBackend>(ckpt, opts, kernels);
         layout = {s.config.n_layers, s.config.n_kv_heads, s.config.head_dim(), s.block_size};
         const int per_table = (s.config.seq_len + s.block_size - 1) / s.block_size;
         const int n_blocks = per_table * n_tables + 3;  // a few never used at all
         backend->allocate_kv_pool(layout, n_blocks);
-        std::fill_n(backend->kv_pool_data(), layout.block_elements() * n_blocks, std::numeric_limits<float>::quiet_NaN());
+        const int64_t elements = layout.block_elements() * n_blocks;
+        if (kv == DType::F32)
+            std::fill_n(static_cast<float*>(backend->kv_pool_data()), elements, std::numeric_limits<float>::quiet_NaN());
+        else  // bytes 0x7e: every f16, and every q8_0 block's f16 scale, is NaN
+            std::memset(backend->kv_pool_data(), 0x7e, size_t(weight_type(kv).bytes(elements)));
         std::vector<int32_t> ids(static_cast<size_t>(n_blocks));
         std::iota(ids.begin(), ids.end(), 0);
         std::shuffle(ids.begin(), ids.end(), std::mt19937(7));
@@ -101,24 +113,34 @@ struct Fixture {
     int vocab() const { return ckpt.config.vocab_size; }
 };
 
-// Rows: shape index (quantized shapes after kShapes), weight mix name, kernel set.
+// An f16 cache rounds each key and value when it is written. A value computed one way (a batch) or
+// another (one token, or the reference) can land on either side of a rounding boundary: one f16
+// step, 1e-3 of the value, which moves logits by about 1e-4 of their scale. An f32 cache is exact.
+double cache_tolerance(DType kv_dtype) { return kv_dtype == DType::F16 ? 1e-3 : 1e-4; }
+
+// Rows: shape index (quantized shapes after kShapes), weight mix name, kernel set, KV cache type.
+// Every row runs the default f16 cache; F32 weights also run an f32 cache, the exact case.
 void add_model_rows(bool all_dtypes) {
     QTest::addColumn<int>("shape");
     QTest::addColumn<QString>("weights");
     QTest::addColumn<QString>("isa");
+    QTest::addColumn<int>("kv");
     const int n_float = int(std::size(kShapes));
     for (const char* isa : {"generic", "avx2", "avx512", "avx512vnni"}) {
         for (int s = 0; s < n_float; ++s)
             for (DType d : {DType::F32, DType::F16, DType::BF16}) {
                 // the generic kernels' f16/bf16 paths are covered by test_cpu_kernels
                 if (d != DType::F32 && (!all_dtypes || std::string_view(isa) == "generic")) continue;
-                QTest::addRow("%s/%s/%s", isa, kShapes[s].name, dtype_name(d))
-                    << s << QString::fromLatin1(dtype_name(d)) << QString::fromLatin1(isa);
+                for (DType kv : {DType::F16, DType::F32}) {
+                    if (kv == DType::F32 && d != DType::F32) continue;
+                    QTest::addRow("%s/%s/%s/kv_%s", isa, kShapes[s].name, dtype_name(d), dtype_name(kv))
+                        << s << QString::fromLatin1(dtype_name(d)) << QString::fromLatin1(isa) << int(kv);
+                }
             }
         for (int s = 0; s < int(std::size(kQuantShapes)); ++s)
             for (const char* mix : kQuantMixes)
-                QTest::addRow("%s/%s/%s", isa, kQuantShapes[s].name, mix)
-                    << n_float + s << QString::fromLatin1(mix) << QString::fromLatin1(isa);
+                QTest::addRow("%s/%s/%s/kv_f16", isa, kQuantShapes[s].name, mix)
+                    << n_float + s << QString::fromLatin1(mix) << QString::fromLatin1(isa) << int(DType::F16);
     }
 }
 
@@ -133,6 +155,7 @@ const Shape& shape_at(int i) {
     QFETCH(int, shape);                                                                      \
     QFETCH(QString, weights);                                                                \
     QFETCH(QString, isa);                                                                    \
+    QFETCH(int, kv);                                                                         \
     const Kernels* kernels = kernels_for(isa.toLatin1().constData());                        \
     if (!kernels) QSKIP(qPrintable(QStringLiteral("this CPU has no %1").arg(isa)));         \
     const Shape& s = shape_at(shape);                                                        \
@@ -146,9 +169,9 @@ private slots:
     void decode_matches_reference_and_recompute_data() { add_model_rows(true); }
     void decode_matches_reference_and_recompute() {
         FETCH_MODEL_ROW();
-        Fixture f(s, weight_mix, *kernels, 2, 2);
-        ReferenceTransformer reference(f.ckpt);
-        const double tolerance = weight_type(weight_mix.base).quantized() ? kQuantizedTolerance : 1e-4;
+        Fixture f(s, weight_mix, *kernels, 2, 2, DType(kv));
+        ReferenceTransformer reference(f.ckpt, f.kv_dtype);
+        const double tolerance = weight_type(weight_mix.base).quantized() ? kQuantizedTolerance : cache_tolerance(f.kv_dtype);
         const int steps = s.config.seq_len;
         const std::vector<int32_t> tokens = random_tokens(steps, f.vocab(), 1);
         std::vector<float> cached(size_t(f.vocab())), recomputed(size_t(f.vocab()));
@@ -157,7 +180,7 @@ private slots:
             compare_logits(cached.data(), reference.forward(tokens[size_t(pos)], pos), tolerance,
                            "backend vs reference", pos);
             f.backend->forward({tokens.data(), size_t(pos) + 1}, 0, f.table(1), recomputed.data());
-            compare_logits(cached.data(), recomputed, 1e-4, "cached vs recomputed", pos);
+            compare_logits(cached.data(), recomputed, cache_tolerance(f.kv_dtype), "cached vs recomputed", pos);
         }
     }
 
@@ -166,7 +189,7 @@ private slots:
     void prefill_then_decode_equals_token_by_token_data() { add_model_rows(false); }
     void prefill_then_decode_equals_token_by_token() {
         FETCH_MODEL_ROW();
-        Fixture f(s, weight_mix, *kernels, 2, 2);
+        Fixture f(s, weight_mix, *kernels, 2, 2, DType(kv));
         const int n = s.config.seq_len, prompt = 29;
         const std::vector<int32_t> tokens = random_tokens(n, f.vocab(), 2);
         std::vector<float> one_by_one(size_t(n) * f.vocab());
@@ -179,14 +202,53 @@ private slots:
             f.backend->forward({&tokens[size_t(pos)], 1}, pos, f.table(1), batched.data() + size_t(pos) * f.vocab());
         for (int pos = 0; pos < n; ++pos) {
             const float* row = one_by_one.data() + size_t(pos) * f.vocab();
-            compare_logits(batched.data() + size_t(pos) * f.vocab(), std::vector<float>(row, row + f.vocab()), 1e-4,
+            compare_logits(batched.data() + size_t(pos) * f.vocab(), std::vector<float>(row, row + f.vocab()),
+                           cache_tolerance(f.kv_dtype),
                            "batched vs one by one", pos);
         }
         // without all_logits only the last token's row is written
         std::vector<float> last(size_t(f.vocab()));
         f.backend->forward({tokens.data(), size_t(prompt)}, 0, f.table(1), last.data());
         const float* row = one_by_one.data() + size_t(prompt - 1) * f.vocab();
-        compare_logits(last.data(), std::vector<float>(row, row + f.vocab()), 1e-4, "last logits", prompt - 1);
+        compare_logits(last.data(), std::vector<float>(row, row + f.vocab()), cache_tolerance(f.kv_dtype), "last logits",
+                       prompt - 1);
+    }
+
+    // A q8_0 cache: keys and values in blocks of 32 with a scale, and the queries quantized as the
+    // block kernels take activations. Logits follow the reference that keeps the same rounded cache,
+    // as closely as quantized activations allow, and a cached step equals one recomputed.
+    void q8_0_cache_follows_the_reference_data() {
+        QTest::addColumn<QString>("isa");
+        for (const char* isa : {"generic", "avx2", "avx512", "avx512vnni"}) QTest::newRow(isa) << QString(isa);
+    }
+    void q8_0_cache_follows_the_reference() {
+        QFETCH(QString, isa);
+        const Kernels* kernels = kernels_for(isa.toLatin1().constData());
+        if (!kernels) QSKIP(qPrintable(QStringLiteral("this CPU has no %1").arg(isa)));
+        const Shape& s = kShapes[3];  // head_dim 128
+        Fixture f(s, DType::F32, *kernels, 2, 2, DType::Q8_0);
+        ReferenceTransformer reference(f.ckpt, DType::Q8_0);
+        const std::vector<int32_t> tokens = random_tokens(s.config.seq_len, f.vocab(), 9);
+        std::vector<float> cached(size_t(f.vocab())), recomputed(size_t(f.vocab()));
+        for (int pos = 0; pos < int(tokens.size()); ++pos) {
+            f.backend->forward({&tokens[size_t(pos)], 1}, pos, f.table(0), cached.data());
+            compare_logits(cached.data(), reference.forward(tokens[size_t(pos)], pos), kQ8CacheTolerance,
+                           "q8_0 cache vs reference", pos);
+            f.backend->forward({tokens.data(), size_t(pos) + 1}, 0, f.table(1), recomputed.data());
+            compare_logits(cached.data(), recomputed, kQ8CacheTolerance, "cached vs recomputed", pos);
+        }
+    }
+
+    // A cache type the model cannot take is refused when the backend is made, with the reason.
+    void q8_0_cache_needs_whole_blocks_per_head() {
+        const Checkpoint ckpt = make_synthetic_checkpoint(kShapes[0].config, DType::F32, 1, true);  // head_dim 8
+        try {
+            CpuBackend backend(ckpt, {1, DType::Q8_0});
+            QFAIL("a q8_0 cache was made for head_dim 8");
+        } catch (const EngineError& e) {
+            QCOMPARE(e.code(), ErrorCode::InvalidArgument);
+            QVERIFY2(std::string(e.what()).find("head_dim") != std::string::npos, e.what());
+        }
     }
 
     // A prompt longer than the backend's batch runs in chunks, each reading the ones before.
@@ -198,9 +260,10 @@ private slots:
         const std::vector<int32_t> tokens = random_tokens(n, f.vocab(), 3);
         std::vector<float> batched(size_t(n) * f.vocab());
         f.backend->forward(tokens, 0, f.table(0), batched.data(), true);
-        ReferenceTransformer reference(f.ckpt);
+        ReferenceTransformer reference(f.ckpt, f.kv_dtype);
         for (int pos = 0; pos < n; ++pos)
-            compare_logits(batched.data() + size_t(pos) * f.vocab(), reference.forward(tokens[size_t(pos)], pos), 1e-4,
+            compare_logits(batched.data() + size_t(pos) * f.vocab(), reference.forward(tokens[size_t(pos)], pos),
+                           cache_tolerance(f.kv_dtype),
                            "chunked prefill vs reference", pos);
     }
 
@@ -217,18 +280,19 @@ private slots:
         const Checkpoint ckpt = open_checkpoint(path.toStdString());
         CpuBackendOptions opts;
         opts.n_threads = 2;
-        CpuBackend backend(ckpt, opts);
+        CpuBackend backend(ckpt, opts);  // the default f16 cache
         const ModelConfig& c = ckpt.config;
         const KvLayout layout{c.n_layers, c.n_kv_heads, c.head_dim(), 16};
         std::vector<int32_t> table(4);
         std::iota(table.begin(), table.end(), 0);
         backend.allocate_kv_pool(layout, int(table.size()));
-        ReferenceTransformer reference(ckpt);
+        ReferenceTransformer reference(ckpt, backend.kv_dtype());
         const std::vector<int32_t> tokens = random_tokens(64, c.vocab_size, 8);
         std::vector<float> logits(size_t(c.vocab_size));
         for (int pos = 0; pos < int(tokens.size()); ++pos) {
             backend.forward({&tokens[size_t(pos)], 1}, pos, {table.data(), int(table.size())}, logits.data());
-            compare_logits(logits.data(), reference.forward(tokens[size_t(pos)], pos), 1e-4, "stories260K", pos);
+            compare_logits(logits.data(), reference.forward(tokens[size_t(pos)], pos), cache_tolerance(backend.kv_dtype()),
+                           "stories260K", pos);
         }
     }
 

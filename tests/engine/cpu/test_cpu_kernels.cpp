@@ -305,24 +305,49 @@ private slots:
         }
     }
 
+    // Values of every float type the KV cache may hold, widened in registers: the sum equals the
+    // reference over the values as stored.
     void weighted_rows_matches_reference_data() { add_isa_rows(); }
     void weighted_rows_matches_reference() {
         FETCH_KERNELS(kernels);
-        for (int rows : {1, 2, 3, 5, 8})
-            for (int m : {1, 5, 16})
-                for (int n : {1, 7, 8, 33, 64, 100}) {
-                    const int ldp = m + 2, ldv = n + 3, ldo = n + 1;
-                    const std::vector<float> p = random_floats(size_t(rows * ldp), uint32_t(m), 0.0f, 1.0f);
-                    const std::vector<float> v = random_floats(size_t(m * ldv), uint32_t(n));
-                    std::vector<float> out = random_floats(size_t(rows * ldo), 7);
-                    std::vector<double> expected(out.begin(), out.end());
-                    for (int r = 0; r < rows; ++r)
-                        for (int j = 0; j < m; ++j)
-                            for (int d = 0; d < n; ++d)
-                                expected[size_t(r * ldo + d)] += double(p[size_t(r * ldp + j)]) * v[size_t(j * ldv + d)];
-                    kernels.weighted_rows(p.data(), ldp, rows, v.data(), ldv, m, n, out.data(), ldo);
-                    compare(out, expected, 1e-5);
-                }
+        for (DType type : {DType::F32, DType::F16, DType::BF16})
+            for (int rows : {1, 2, 3, 5, 8})
+                for (int m : {1, 5, 16})
+                    for (int n : {1, 7, 8, 33, 64, 100}) {
+                        const int ldp = m + 2, ldv = n + 3, ldo = n + 1;
+                        const std::vector<float> p = random_floats(size_t(rows * ldp), uint32_t(m), 0.0f, 1.0f);
+                        std::vector<float> v = random_floats(size_t(m * ldv), uint32_t(n));
+                        std::vector<uint16_t> v16(v.size());
+                        for (size_t i = 0; i < v.size() && type != DType::F32; ++i) {
+                            v16[i] = type == DType::F16 ? f32_to_f16(v[i]) : f32_to_bf16(v[i]);
+                            v[i] = type == DType::F16 ? f16_to_f32(v16[i]) : bf16_to_f32(v16[i]);
+                        }
+                        std::vector<float> out = random_floats(size_t(rows * ldo), 7);
+                        std::vector<double> expected(out.begin(), out.end());
+                        for (int r = 0; r < rows; ++r)
+                            for (int j = 0; j < m; ++j)
+                                for (int d = 0; d < n; ++d)
+                                    expected[size_t(r * ldo + d)] +=
+                                        double(p[size_t(r * ldp + j)]) * v[size_t(j * ldv + d)];
+                        const void* stored = type == DType::F32 ? static_cast<const void*>(v.data()) : v16.data();
+                        kernels.types[int(type)].weighted_rows(p.data(), ldp, rows, stored, ldv, m, n, out.data(), ldo);
+                        compare(out, expected, 1e-5);
+                    }
+    }
+
+    // Rounding to f16 for the KV cache: the same bits as the scalar reference (round to nearest
+    // even), at every length, so tails shorter than a vector are right too.
+    void to_f16_matches_reference_data() { add_isa_rows(); }
+    void to_f16_matches_reference() {
+        FETCH_KERNELS(kernels);
+        for (int n : {1, 7, 8, 15, 16, 33, 64, 100}) {
+            std::vector<float> x = random_floats(size_t(n), uint32_t(n), -70000.0f, 70000.0f);
+            x[0] = 1e-6f;  // a subnormal in f16
+            std::vector<uint16_t> y(size_t(n) + 1, 0xBEEF);
+            kernels.to_f16(x.data(), y.data(), n);
+            for (int i = 0; i < n; ++i) QCOMPARE(y[size_t(i)], f32_to_f16(x[size_t(i)]));
+            QCOMPARE(y[size_t(n)], uint16_t(0xBEEF));  // nothing written past n
+        }
     }
 
     void softmax_matches_reference_data() { add_isa_rows(); }

@@ -3,6 +3,8 @@
 // those of a conversation computed from scratch, and the counts say exactly what was prefilled.
 #include <QTest>
 
+#include <algorithm>
+
 #include "engine_fixtures.h"
 
 using namespace llamadesk;
@@ -146,7 +148,8 @@ private slots:
 
     void eviction_then_reprefill_gives_the_same_tokens() {
         const std::string a_msg1 = "the story of a", a_msg2 = "continue a";
-        const std::string b_msg = "the story of b, which is a much longer story than the one about a";
+        // b begins differently, so it shares no block with a
+        const std::string b_msg = "b has a story too, which is a much longer story than the one about a";
         // Reference with a roomy pool; its figures size the tight pool below.
         Engine roomy;
         LLAMADESK_VERIFY_OK(roomy.load(load_params(gqa_path_)));
@@ -207,7 +210,7 @@ private slots:
         QVERIFY(!e.has_model());
 
         // One block (16 tokens) cannot hold a turn of more than 16 tokens even after evicting all.
-        const int64_t bytes_per_block = 2 * 2 * 2 * 16 * 12 * 4;  // layers, K|V, kv heads, block, head_dim, f32
+        const int64_t bytes_per_block = 2 * 2 * 2 * 16 * 12 * 2;  // layers, K|V, kv heads, block, head_dim, f16
         LLAMADESK_VERIFY_OK(e.load(load_params(gqa_path_, bytes_per_block)));
         const ConversationId c = e.create_conversation();
         const GenerationResult r = e.generate(c, "a message longer than one block", sampled(4));
@@ -357,6 +360,87 @@ private slots:
         QCOMPARE(int(layout.block_table.size()), s.cache_blocks);
         QCOMPARE(layout.bytes_per_block, int64_t(2 * 2 * 2 * 16 * 12) * (layout.dtype == "f32" ? 4 : 2));
         QCOMPARE(layout.bytes_used, layout.bytes_per_block * s.cache_blocks);
+    }
+
+    // The cache type is chosen at load. q8_0 keeps blocks of 32 with an f16 scale (34 bytes per 32
+    // elements); a model whose heads are not whole blocks is refused with the reason, and the model
+    // that was loaded stays.
+    void cache_type_is_chosen_at_load() {
+        const QString hd32 = write_synthetic_gguf(dir_, "hd32", small_config(4, 2, 32, 256), 14);
+        Engine e;
+        LoadParams params = load_params(hd32);
+        params.kv_cache_type = KvCacheType::Q8_0;
+        LLAMADESK_VERIFY_OK(e.load(params));
+        const ConversationId c = e.create_conversation();
+        QVERIFY(!say(e, c, "hello there", greedy(8)).tokens.empty());
+        CacheLayout layout;
+        LLAMADESK_VERIFY_OK(e.cache_layout(c, &layout));
+        QCOMPARE(layout.dtype, std::string("q8_0"));
+        QCOMPARE(layout.bytes_per_block, int64_t(2 * 2 * 2 * 16 * 32) / 32 * 34);  // layers, K|V, kv heads, block, head_dim
+
+        LoadParams narrow = load_params(gqa_path_);  // head_dim 12
+        narrow.kv_cache_type = KvCacheType::Q8_0;
+        const Status s = e.load(narrow);
+        QCOMPARE(s.code, ErrorCode::InvalidArgument);
+        QVERIFY2(s.message.find("head_dim") != std::string::npos, s.message.c_str());
+        QCOMPARE(QString::fromStdString(e.model_info().path), hd32);
+        QVERIFY(!say(e, c, "still here", greedy(4)).tokens.empty());
+    }
+
+    // Ten conversations that begin with the same long system prompt hold one copy of its blocks,
+    // and each answers exactly as it would alone.
+    void a_shared_system_prompt_is_held_once() {
+        const QString model = write_synthetic_gguf(dir_, "long", small_config(6, 2, 12, 1024), 13);
+        std::string system;
+        while (system.size() < 500) system += "You are a careful assistant. ";
+        GenerateParams g = greedy(8);
+        g.system_prompt = system;
+        auto message = [](int i) { return "question number " + std::to_string(i); };
+
+        std::vector<std::vector<int>> alone;
+        for (int i = 0; i < 10; ++i) {
+            Engine e;
+            LLAMADESK_VERIFY_OK(e.load(load_params(model)));
+            alone.push_back(say(e, e.create_conversation(), message(i), g).tokens);
+        }
+
+        Engine e;
+        LLAMADESK_VERIFY_OK(e.load(load_params(model)));
+        std::vector<ConversationId> ids;
+        int prompt_tokens = 0;
+        for (int i = 0; i < 10; ++i) {
+            ids.push_back(e.create_conversation());
+            const Exchange x = say(e, ids.back(), message(i), g);
+            prompt_tokens = x.stats.prompt_tokens;
+            QCOMPARE(x.tokens, alone[size_t(i)]);
+            if (i > 0)  // the prefix came shared: only the message and the block it starts in run
+                QVERIFY2(x.stats.prompt_tokens > 500 && x.stats.prefilled_tokens <= 40,
+                         qPrintable(QString("prefilled %1 of %2").arg(x.stats.prefilled_tokens).arg(x.stats.prompt_tokens)));
+        }
+        std::vector<CacheLayout> layouts(ids.size());
+        for (size_t i = 0; i < ids.size(); ++i) LLAMADESK_VERIFY_OK(e.cache_layout(ids[i], &layouts[i]));
+        int prefix_blocks = 0;
+        while (layouts[0].block_users[size_t(prefix_blocks)] == 10) ++prefix_blocks;
+        // every whole block before the message: at most the message and one partial block are not shared
+        QVERIFY2(prefix_blocks * 16 >= prompt_tokens - 32, qPrintable(QString::number(prefix_blocks)));
+        int own_blocks = 0;
+        for (const CacheLayout& l : layouts) {
+            QVERIFY(std::equal(layouts[0].block_table.begin(), layouts[0].block_table.begin() + prefix_blocks,
+                               l.block_table.begin()));
+            own_blocks += int(l.block_table.size()) - prefix_blocks;
+        }
+        const PoolStats pool = e.pool_stats();
+        QVERIFY(pool.blocks_shared >= prefix_blocks);
+        QVERIFY(pool.blocks_used <= prefix_blocks + own_blocks);  // the prefix counted once
+        QVERIFY(pool.shared_tokens >= int64_t(9) * prefix_blocks * 16);
+
+        // Deleting the first conversation frees none of the shared blocks; the last one does.
+        LLAMADESK_VERIFY_OK(e.delete_conversation(ids[0]));
+        CacheLayout second;
+        LLAMADESK_VERIFY_OK(e.cache_layout(ids[1], &second));
+        QCOMPARE(second.block_users[0], 9);
+        for (size_t i = 1; i < ids.size(); ++i) LLAMADESK_VERIFY_OK(e.delete_conversation(ids[i]));
+        QCOMPARE(e.pool_stats().blocks_used, 0);
     }
 };
 

@@ -45,10 +45,11 @@ std::vector<Window> windows_of(const std::vector<int>& tokens, int context) {
     return out;
 }
 
-// Every position's logits of every window, (positions, vocab) per window, from the CPU backend.
+// Every position's logits of every window, (positions, vocab) per window, from the CPU backend. The
+// cache is f32, so the only difference between two files' logits is their weights.
 std::vector<std::vector<float>> logits_of(const Checkpoint& ckpt, const std::vector<Window>& windows) {
     const ModelConfig& c = ckpt.config;
-    std::unique_ptr<Backend> backend = make_cpu_backend(ckpt, {2});
+    std::unique_ptr<Backend> backend = make_cpu_backend(ckpt, {2, DType::F32});
     const KvLayout layout{c.n_layers, c.n_kv_heads, c.head_dim(), 16};
     std::vector<int32_t> table(size_t((c.seq_len + layout.block_size - 1) / layout.block_size));
     std::iota(table.begin(), table.end(), 0);

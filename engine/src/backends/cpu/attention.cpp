@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/dtype.h"
+
 namespace llamadesk::cpu {
 
 Attention::Attention(const ModelConfig& config, int n_threads)
@@ -12,6 +14,12 @@ Attention::Attention(const ModelConfig& config, int n_threads)
     for (Scratch& s : scratch_) {
         s.queries.resize(rows * size_t(head_dim_));
         s.outputs.resize(rows * size_t(head_dim_));
+        if (head_dim_ % kActivationBlock == 0) {
+            s.queries_q.resize(rows * size_t(head_dim_));
+            s.queries_d.resize(rows * size_t(head_dim_ / kActivationBlock));
+            s.queries_d_sum.resize(rows * size_t(head_dim_ / kActivationBlock));
+            s.queries_half_sums.resize(rows * size_t(head_dim_ / 8));
+        }
     }
 }
 
@@ -22,29 +30,35 @@ void grow(std::vector<float>& v, size_t needed) {
     if (v.size() < needed) v.resize(std::max(needed, 2 * v.size()));
 }
 
-// dst (head_dim, n_ctx) = the kv head's keys or values of positions 0 .. n_ctx - 1, transposed.
-void gather_transposed(const float* kv_pool, const KvLayout& layout, BlockTableView table, int layer, int k_or_v,
-                       int kv_head, int head_dim, int n_ctx, float* dst) {
-    for (int pos = 0; pos < n_ctx; pos += layout.block_size) {
-        const KvSlot slot = kv_slot(table.blocks, layout.block_size, pos);
-        const float* rows = kv_pool + layout.offset(slot.block, layer, k_or_v, kv_head, 0);
-        const int n = std::min(layout.block_size, n_ctx - pos);
+float element(const KvStorage& kv, const void* rows, int i) {
+    return kv.dtype == DType::F16 ? f16_to_f32(static_cast<const uint16_t*>(rows)[i])
+                                  : static_cast<const float*>(rows)[i];
+}
+
+// dst (head_dim, n_ctx) = the kv head's keys or values of positions 0 .. n_ctx - 1, transposed, in f32.
+void gather_transposed(const KvStorage& kv, BlockTableView table, int layer, int k_or_v, int kv_head, int head_dim,
+                       int n_ctx, float* dst) {
+    const int block_size = kv.layout.block_size;
+    for (int pos = 0; pos < n_ctx; pos += block_size) {
+        const KvSlot slot = kv_slot(table.blocks, block_size, pos);
+        const void* rows = kv.row(slot.block, layer, k_or_v, kv_head, 0);
+        const int n = std::min(block_size, n_ctx - pos);
         for (int j = 0; j < n; ++j)
-            for (int d = 0; d < head_dim; ++d) dst[int64_t(d) * n_ctx + pos + j] = rows[j * head_dim + d];
+            for (int d = 0; d < head_dim; ++d) dst[int64_t(d) * n_ctx + pos + j] = element(kv, rows, j * head_dim + d);
     }
 }
 
 }  // namespace
 
 void Attention::run(ThreadPool& pool, const Kernels& kernels, int layer, const float* q, int n,
-                    int start_pos, const float* kv_pool, const KvLayout& layout, BlockTableView table,
-                    float* out) {
+                    int start_pos, const KvStorage& kv, BlockTableView table, float* out) {
     const int n_rep = n_heads_ / n_kv_heads_;
     const int dim = n_heads_ * head_dim_;
-    const int block_size = layout.block_size;
+    const int block_size = kv.layout.block_size;
     const float scale = 1.0f / std::sqrt(float(head_dim_));
     const int n_chunks = (n + kQueryChunk - 1) / kQueryChunk;
-    const GemmFn gemm_f32 = kernels.types[int(DType::F32)].gemm;  // keys and values are F32
+    const TypeKernels& f32 = kernels.types[int(DType::F32)];
+    const TypeKernels& cached = kernels.types[int(kv.dtype)];  // keys and values as stored
 
     // Later chunks attend to more positions: hand them out first so the work evens out.
     pool.parallel_for(int64_t(n_chunks) * n_kv_heads_, [&](int64_t item, int thread) {
@@ -71,17 +85,29 @@ void Attention::run(ThreadPool& pool, const Kernels& kernels, int layer, const f
             grow(s.values_t, size_t(head_dim_) * size_t(n_ctx));
         }
         if (narrow) {  // scores = queries (n_rows, head_dim) . keys_t (head_dim, n_ctx)
-            gather_transposed(kv_pool, layout, table, layer, 0, kv_head, head_dim_, n_ctx, s.keys_t.data());
+            gather_transposed(kv, table, layer, 0, kv_head, head_dim_, n_ctx, s.keys_t.data());
             for (int r = 0; r < n_rows; ++r) std::fill_n(s.scores.data() + int64_t(r) * ld_scores, n_ctx, 0.0f);
-            kernels.weighted_rows(s.queries.data(), head_dim_, n_rows, s.keys_t.data(), n_ctx, head_dim_, n_ctx,
-                                  s.scores.data(), ld_scores);
+            f32.weighted_rows(s.queries.data(), head_dim_, n_rows, s.keys_t.data(), n_ctx, head_dim_, n_ctx,
+                              s.scores.data(), ld_scores);
         }
-        // scores (n_rows, n_ctx) = queries . keys^T, one block of keys at a time
+        // scores (n_rows, n_ctx) = queries . keys^T, one block of keys at a time; q8_0 keys take the
+        // queries quantized, as any block type takes its activations
+        const bool quantized_keys = cached.quantized_gemm != nullptr;
+        if (quantized_keys)
+            kernels.quantize_rows(s.queries.data(), head_dim_, n_rows, head_dim_, s.queries_q.data(), s.queries_d.data(),
+                                  s.queries_d_sum.data(), s.queries_half_sums.data());
+        const QuantizedRows queries_q{s.queries_q.data(), s.queries_d.data(), s.queries_d_sum.data(),
+                                      s.queries_half_sums.data(), head_dim_};
         for (int pos = 0; pos < n_ctx && !narrow; pos += block_size) {
             const KvSlot slot = kv_slot(table.blocks, block_size, pos);
-            const float* keys = kv_pool + layout.offset(slot.block, layer, 0, kv_head, 0);  // (block_size, head_dim)
-            gemm_f32(s.queries.data(), head_dim_, n_rows, keys, head_dim_, std::min(block_size, n_ctx - pos),
-                     head_dim_, s.scores.data() + pos, ld_scores);
+            const void* keys = kv.row(slot.block, layer, 0, kv_head, 0);  // (block_size, head_dim)
+            const int n_keys = std::min(block_size, n_ctx - pos);
+            if (quantized_keys)
+                cached.quantized_gemm(queries_q, n_rows, keys, kv.row_bytes(), n_keys, head_dim_, s.scores.data() + pos,
+                                      ld_scores);
+            else
+                cached.gemm(s.queries.data(), head_dim_, n_rows, keys, head_dim_, n_keys, head_dim_,
+                            s.scores.data() + pos, ld_scores);
         }
 
         // each row: softmax over its causal prefix; later positions (seen only by later tokens of
@@ -96,8 +122,8 @@ void Attention::run(ThreadPool& pool, const Kernels& kernels, int layer, const f
         }
 
         if (narrow) {  // outputs = probabilities (n_rows, n_ctx) . values_t (head_dim, n_ctx)^T
-            gather_transposed(kv_pool, layout, table, layer, 1, kv_head, head_dim_, n_ctx, s.values_t.data());
-            gemm_f32(s.scores.data(), ld_scores, n_rows, s.values_t.data(), n_ctx, head_dim_, n_ctx,
+            gather_transposed(kv, table, layer, 1, kv_head, head_dim_, n_ctx, s.values_t.data());
+            f32.gemm(s.scores.data(), ld_scores, n_rows, s.values_t.data(), n_ctx, head_dim_, n_ctx,
                      s.outputs.data(), head_dim_);
         } else {
             std::fill(s.outputs.begin(), s.outputs.begin() + int64_t(n_rows) * head_dim_, 0.0f);
@@ -105,9 +131,9 @@ void Attention::run(ThreadPool& pool, const Kernels& kernels, int layer, const f
         // outputs (n_rows, head_dim) = probabilities . values, one block of values at a time
         for (int pos = 0; pos < n_ctx && !narrow; pos += block_size) {
             const KvSlot slot = kv_slot(table.blocks, block_size, pos);
-            const float* values = kv_pool + layout.offset(slot.block, layer, 1, kv_head, 0);  // (block_size, head_dim)
-            kernels.weighted_rows(s.scores.data() + pos, ld_scores, n_rows, values, head_dim_,
-                                  std::min(block_size, n_ctx - pos), head_dim_, s.outputs.data(), head_dim_);
+            const void* values = kv.row(slot.block, layer, 1, kv_head, 0);  // (block_size, head_dim)
+            cached.weighted_rows(s.scores.data() + pos, ld_scores, n_rows, values, head_dim_,
+                                 std::min(block_size, n_ctx - pos), head_dim_, s.outputs.data(), head_dim_);
         }
         for (int t = t0; t < t1; ++t)
             for (int r = 0; r < n_rep; ++r)

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "backends/cpu/kernels.h"
+#include "backends/cpu/kv_storage.h"
 #include "backends/cpu/thread_pool.h"
-#include "cache/kv_layout.h"
 #include "model/model_config.h"
 
 namespace llamadesk::cpu {
@@ -19,9 +19,10 @@ public:
 
     // out (n, n_heads * head_dim) = softmax(q k^T / sqrt(head_dim)) v for the n tokens at positions
     // start_pos .. start_pos + n - 1, each attending to positions 0 .. its own (causal). Reads the
-    // keys and values of positions 0 .. start_pos + n - 1 of `layer` through the block table.
+    // keys and values of positions 0 .. start_pos + n - 1 of `layer` through the block table, in
+    // the cache's own element type (widened in registers, never copied to f32 first).
     void run(ThreadPool& pool, const Kernels& kernels, int layer, const float* q, int n, int start_pos,
-             const float* kv_pool, const KvLayout& layout, BlockTableView table, float* out);
+             const KvStorage& kv, BlockTableView table, float* out);
 
 private:
     static constexpr int kQueryChunk = 16;  // query tokens per work item
@@ -36,6 +37,10 @@ private:
         std::vector<float> outputs;  // (kQueryChunk * n_rep, head_dim)
         std::vector<float> keys_t;   // narrow heads: (head_dim, positions), keys by dimension
         std::vector<float> values_t; // narrow heads: (head_dim, positions)
+        // A q8_0 cache: the queries quantized as the block kernels take activations.
+        std::vector<int8_t> queries_q;     // (kQueryChunk * n_rep, head_dim)
+        std::vector<float> queries_d, queries_d_sum;  // (kQueryChunk * n_rep, head_dim / 32)
+        std::vector<int32_t> queries_half_sums;       // (kQueryChunk * n_rep, head_dim / 8)
     };
 
     int n_heads_, n_kv_heads_, head_dim_;

@@ -9,6 +9,7 @@
 #include "backends/cpu/matmul.h"
 #include "core/error.h"
 #include "model/tensor_slots.h"
+#include "model/weight_types.h"
 
 namespace llamadesk {
 
@@ -18,6 +19,7 @@ namespace {
 
 // Tokens per forward_chunk(); the activation buffers hold this many rows.
 constexpr int kChunkTokens = 256;
+constexpr DType kKvDtypes[] = {DType::F16, DType::F32, DType::Q8_0};
 
 std::vector<float> to_f32(const TensorView& t) {
     std::vector<float> out(size_t(t.n_elements()));
@@ -55,7 +57,8 @@ int default_threads(int requested) {
 }  // namespace
 
 CpuBackend::CpuBackend(const Checkpoint& ckpt, const CpuBackendOptions& opts, const Kernels& kernels)
-    : Backend(ckpt.config, kChunkTokens), weights_(ckpt.weights), storage_(ckpt.storage), kernels_(kernels),
+    : Backend(ckpt.config, kChunkTokens, opts.kv_dtype, kKvDtypes), weights_(ckpt.weights), storage_(ckpt.storage),
+      kernels_(kernels),
       pool_(default_threads(opts.n_threads)), attention_(model_config(), pool_.size()),
       rope_(model_config().head_dim(), model_config().rope_theta) {
     const ModelConfig& c = model_config();
@@ -79,8 +82,7 @@ std::string CpuBackend::device_description() const {
 }
 
 void CpuBackend::allocate_kv_storage(const KvLayout& layout, int n_blocks) {
-    const int64_t elements = layout.block_elements() * n_blocks;
-    const int64_t bytes = elements * int64_t(sizeof(float));
+    const int64_t bytes = weight_type(kv_dtype()).bytes(layout.block_elements()) * n_blocks;
     auto out_of_memory = [&](const std::string& why) {
         fail(ErrorCode::OutOfMemory, "cannot allocate the KV cache of " + std::to_string(n_blocks) + " blocks (" +
                                          std::to_string(bytes) + " bytes): " + why);
@@ -88,7 +90,7 @@ void CpuBackend::allocate_kv_storage(const KvLayout& layout, int n_blocks) {
     // Asking for more than the machine has cannot succeed; refuse before trying (an allocator may
     // otherwise overcommit, or abort under a sanitizer).
     if (bytes > physical_memory_bytes()) out_of_memory("more than the machine's memory");
-    std::unique_ptr<float[]> pool(new (std::nothrow) float[size_t(std::max<int64_t>(elements, 1))]);
+    std::unique_ptr<std::byte[]> pool(new (std::nothrow) std::byte[size_t(std::max<int64_t>(bytes, 1))]);
     if (!pool) out_of_memory("the allocation failed");
     kv_pool_ = std::move(pool);
 }
@@ -98,7 +100,7 @@ void CpuBackend::allocate_kv_storage(const KvLayout& layout, int n_blocks) {
 void CpuBackend::forward_chunk(std::span<const int32_t> tokens, int start_pos, BlockTableView table,
                                float* logits, bool all_logits) {
     const ModelConfig& c = model_config();
-    const KvLayout& layout = kv_layout();
+    const KvStorage kv{kv_pool_.get(), kv_dtype(), kv_layout()};
     const int n = int(tokens.size());
     const int dim = c.dim, kv_dim = c.kv_dim(), hidden = c.hidden_dim;
 
@@ -113,8 +115,8 @@ void CpuBackend::forward_chunk(std::span<const int32_t> tokens, int start_pos, B
         matmuls(pool_, kernels_, n, qkv);
         rope_.apply(q_.data(), n, c.n_heads, start_pos);
         rope_.apply(k_.data(), n, c.n_kv_heads, start_pos);
-        store_kv(layout, l, k_.data(), v_.data(), n, start_pos, table, kv_pool_.get());
-        attention_.run(pool_, kernels_, l, q_.data(), n, start_pos, kv_pool_.get(), layout, table, att_.data());
+        store_kv(kernels_, kv, l, k_.data(), v_.data(), n, start_pos, table);
+        attention_.run(pool_, kernels_, l, q_.data(), n, start_pos, kv, table, att_.data());
         matmul(pool_, kernels_, n, {att_.data(), dim, &w.wo, xb_.data(), dim});
         add_in_place(x_.data(), xb_.data(), int64_t(n) * dim);
 

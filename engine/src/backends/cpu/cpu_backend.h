@@ -1,7 +1,9 @@
 // The CPU backend: weights used in place from the checkpoint (mmap'd where the reader maps them),
-// a persistent thread pool, SIMD kernels chosen for the running CPU, and an f32 paged KV pool.
+// a persistent thread pool, SIMD kernels chosen for the running CPU, and a paged KV pool of f16
+// (default) or f32.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <vector>
 
@@ -20,10 +22,9 @@ public:
 
     BackendKind kind() const override { return BackendKind::Cpu; }
     std::string device_description() const override;
-    DType kv_dtype() const override { return DType::F32; }
-
-    // The pool's storage (n_blocks * layout.block_elements() floats), for tests that poison it.
-    float* kv_pool_data() { return kv_pool_.get(); }
+    // The pool's storage (n_blocks * layout.block_elements() elements of kv_dtype()), for tests
+    // that poison it.
+    void* kv_pool_data() { return kv_pool_.get(); }
 
 private:
     struct Norms {  // f32 copies of the small norm vectors
@@ -43,7 +44,7 @@ private:
     std::vector<Norms> norms_;     // (n_layers)
     std::vector<float> final_norm_;
 
-    std::unique_ptr<float[]> kv_pool_;  // (kv_pool_blocks(), kv_layout().block_elements())
+    std::unique_ptr<std::byte[]> kv_pool_;  // (kv_pool_blocks(), kv_layout().block_elements()) of kv_dtype()
 
     // Activations of up to chunk_tokens() tokens, the chunk forward() splits longer calls into.
     std::vector<float> x_;    // (chunk_tokens(), dim) residual stream

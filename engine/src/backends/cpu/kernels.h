@@ -37,11 +37,18 @@ struct QuantizedRows {
 using QuantizedGemmFn = void (*)(const QuantizedRows& x, int n, const void* w, int64_t ldw, int rows, int k,
                                  float* y, int64_t ldy);
 
-// The product of one weight type: plain floats read x as F32 (gemm), block types read it quantized
-// (quantized_gemm); exactly one of the two is set.
+// out[r * ldo + d] += sum_{j < m} p[r * ldp + j] * v[j * ldv + d]   for r < rows, d < n
+// (attention: probabilities times values); v of one float type (the KV cache's), widened in registers.
+using WeightedRowsFn = void (*)(const float* p, int64_t ldp, int rows, const void* v, int64_t ldv, int m, int n,
+                                float* out, int64_t ldo);
+
+// The kernels of one element type: plain floats read x as F32 (gemm), block types read it quantized
+// (quantized_gemm); exactly one of the two is set. Float types also weight values (weighted_rows),
+// which is how attention reads a KV cache of that type.
 struct TypeKernels {
     GemmFn gemm;
     QuantizedGemmFn quantized_gemm;
+    WeightedRowsFn weighted_rows;
 };
 
 struct Kernels {
@@ -55,10 +62,8 @@ struct Kernels {
     void (*quantize_rows)(const float* x, int64_t ldx, int n, int64_t k, int8_t* q, float* d, float* d_sum,
                           int32_t* half_sums);
 
-    // out[r * ldo + d] += sum_{j < m} p[r * ldp + j] * v[j * ldv + d]   for r < rows, d < n
-    // (attention: probabilities times values)
-    void (*weighted_rows)(const float* p, int64_t ldp, int rows, const float* v, int64_t ldv, int m, int n,
-                          float* out, int64_t ldo);
+    // y[0..n) = x[0..n) rounded to f16 (round to nearest even), for writing an f16 KV cache
+    void (*to_f16)(const float* x, uint16_t* y, int64_t n);
     // x[0..n) = softmax(x[0..n)), n >= 1
     void (*softmax)(float* x, int n);
     // gate[i] = silu(gate[i]) * up[i]   (SwiGLU)

@@ -24,6 +24,12 @@ struct Simd {
         const __m256i wide = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
         return _mm256_castsi256_ps(_mm256_slli_epi32(wide, 16));
     }
+    static void store_f16(uint16_t* p, V v) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+    }
+    static V load_i8(const int8_t* p) {
+        return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
+    }
     static float f16_scalar(uint16_t h) { return _cvtsh_ss(h); }
     static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
     static V add(V a, V b) { return _mm256_add_ps(a, b); }

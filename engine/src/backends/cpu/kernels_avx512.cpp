@@ -24,6 +24,12 @@ struct Simd {
     static V load_f16(const uint16_t* p) {
         return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
     }
+    static void store_f16(uint16_t* p, V v) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+    }
+    static V load_i8(const int8_t* p) {
+        return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
+    }
     static V load_bf16(const uint16_t* p) {  // bf16 is the top half of an f32
         const __m512i wide = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
         return _mm512_castsi512_ps(_mm512_slli_epi32(wide, 16));

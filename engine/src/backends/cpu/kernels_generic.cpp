@@ -33,6 +33,8 @@ struct Simd {
     static void store(float* p, V a) { for (int i = 0; i < W; ++i) p[i] = a.v[i]; }
     static V load_f16(const uint16_t* p) { return each([&](int i) { return f16_to_f32(p[i]); }); }
     static V load_bf16(const uint16_t* p) { return each([&](int i) { return bf16_to_f32(p[i]); }); }
+    static void store_f16(uint16_t* p, V a) { for (int i = 0; i < W; ++i) p[i] = f32_to_f16(a.v[i]); }
+    static V load_i8(const int8_t* p) { return each([&](int i) { return float(p[i]); }); }
     static float f16_scalar(uint16_t h) { return f16_to_f32(h); }
     static V fma(V a, V b, V c) { return each([&](int i) { return a.v[i] * b.v[i] + c.v[i]; }); }
     static V add(V a, V b) { return each([&](int i) { return a.v[i] + b.v[i]; }); }
@@ -208,7 +210,7 @@ void quantize_rows(const float* x, int64_t ldx, int n, int64_t k, int8_t* q, flo
 }
 
 Kernels with_quantized(Kernels k) {
-    auto set = [&](DType t, QuantizedGemmFn f) { k.types[int(t)] = TypeKernels{nullptr, f}; };
+    auto set = [&](DType t, QuantizedGemmFn f) { k.types[int(t)].quantized_gemm = f; };
     set(DType::Q8_0, &quantized_gemm<quant::BlockQ8_0, 1>);
     set(DType::Q4_0, &quantized_gemm<quant::BlockQ4_0, 1>);
     set(DType::Q4_1, &quantized_gemm<quant::BlockQ4_1, 1>);

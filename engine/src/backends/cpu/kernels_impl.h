@@ -3,7 +3,7 @@
 // between files compiled with different instruction sets).
 //
 // Simd provides: V (a vector of W floats), TM x TN (the GEMM micro-tile: activation rows x weight
-// rows), zero, set1, load, store, load_f16, load_bf16, f16_scalar, fma, add, mul, div, max, min,
+// rows), zero, set1, load, store, load_f16, store_f16, load_bf16, load_i8 (W int8 as floats), f16_scalar, fma, add, mul, div, max, min,
 // round, pow2n (2^n for whole n), hsum, hsum4 (four sums at once), hmax.
 //
 // GEMM layout: both x (n, k) and w (rows, k) are contiguous along k, so each output is a dot
@@ -136,10 +136,10 @@ void gemm(const float* x, int64_t ldx, int n, const void* weights, int64_t ldw, 
 }
 
 // out (NR rows, n) += p (NR rows, m) . v (m, n) for one group of NR rows: every value vector loaded
-// feeds NR FMAs.
-template <int NR>
-void weighted_rows_group(const float* p, int64_t ldp, const float* v, int64_t ldv, int m, int n, float* out,
-                         int64_t ldo) {
+// feeds NR FMAs. v holds elements of kind K (the KV cache's type).
+template <WeightKind K, int NR>
+void weighted_rows_group(const float* p, int64_t ldp, const typename WeightElement<K>::type* v, int64_t ldv, int m,
+                         int n, float* out, int64_t ldo) {
     constexpr int W = Simd::W;
     int d = 0;
     for (; d + 4 * W <= n; d += 4 * W) {
@@ -151,7 +151,7 @@ void weighted_rows_group(const float* p, int64_t ldp, const float* v, int64_t ld
         for (int j = 0; j < m; ++j) {
             Simd::V vj[4];
 #pragma GCC unroll 4
-            for (int c = 0; c < 4; ++c) vj[c] = Simd::load(v + j * ldv + d + c * W);
+            for (int c = 0; c < 4; ++c) vj[c] = load_weights<K>(v + j * ldv + d + c * W);
 #pragma GCC unroll 4
             for (int r = 0; r < NR; ++r) {
                 const Simd::V prj = Simd::set1(p[r * ldp + j]);
@@ -167,24 +167,62 @@ void weighted_rows_group(const float* p, int64_t ldp, const float* v, int64_t ld
     for (; d + W <= n; d += W)
         for (int r = 0; r < NR; ++r) {
             Simd::V a = Simd::load(out + r * ldo + d);
-            for (int j = 0; j < m; ++j) a = Simd::fma(Simd::set1(p[r * ldp + j]), Simd::load(v + j * ldv + d), a);
+            for (int j = 0; j < m; ++j)
+                a = Simd::fma(Simd::set1(p[r * ldp + j]), load_weights<K>(v + j * ldv + d), a);
             Simd::store(out + r * ldo + d, a);
         }
     for (; d < n; ++d)
         for (int r = 0; r < NR; ++r) {
             float a = out[r * ldo + d];
-            for (int j = 0; j < m; ++j) a += p[r * ldp + j] * v[j * ldv + d];
+            for (int j = 0; j < m; ++j) a += p[r * ldp + j] * weight_scalar<K>(v + j * ldv + d);
             out[r * ldo + d] = a;
         }
 }
 
-void weighted_rows(const float* p, int64_t ldp, int rows, const float* v, int64_t ldv, int m, int n, float* out,
-                   int64_t ldo) {
+template <WeightKind K>
+void weighted_rows(const float* p, int64_t ldp, int rows, const void* values, int64_t ldv, int m, int n,
+                   float* out, int64_t ldo) {
+    const auto* v = static_cast<const typename WeightElement<K>::type*>(values);
     constexpr int kGroup = Simd::W == 8 ? 2 : 4;  // rows x 4 vectors of accumulators fit the registers
     int r = 0;
     for (; r + kGroup <= rows; r += kGroup)
-        weighted_rows_group<kGroup>(p + r * ldp, ldp, v, ldv, m, n, out + r * ldo, ldo);
-    for (; r < rows; ++r) weighted_rows_group<1>(p + r * ldp, ldp, v, ldv, m, n, out + r * ldo, ldo);
+        weighted_rows_group<K, kGroup>(p + r * ldp, ldp, v, ldv, m, n, out + r * ldo, ldo);
+    for (; r < rows; ++r) weighted_rows_group<K, 1>(p + r * ldp, ldp, v, ldv, m, n, out + r * ldo, ldo);
+}
+
+// weighted_rows for values stored as Q8_0 rows (the q8 KV cache): each block of 32 is widened in
+// registers and scaled by p * its scale; n and ldv are multiples of 32.
+void weighted_rows_q8_0(const float* p, int64_t ldp, int rows, const void* values, int64_t ldv, int m, int n,
+                        float* out, int64_t ldo) {
+    constexpr int W = Simd::W, kVectors = 32 / W;
+    const auto* v = static_cast<const quant::BlockQ8_0*>(values);
+    const int64_t blocks_per_row = ldv / 32;
+    for (int r = 0; r < rows; ++r)
+        for (int b = 0; b < n / 32; ++b) {
+            float* o = out + r * ldo + b * 32;
+            Simd::V acc[kVectors];
+            for (int c = 0; c < kVectors; ++c) acc[c] = Simd::load(o + c * W);
+            for (int j = 0; j < m; ++j) {
+                const quant::BlockQ8_0& block = v[j * blocks_per_row + b];
+                const Simd::V scale = Simd::set1(p[r * ldp + j] * Simd::f16_scalar(block.d));
+                for (int c = 0; c < kVectors; ++c) acc[c] = Simd::fma(scale, Simd::load_i8(block.qs + c * W), acc[c]);
+            }
+            for (int c = 0; c < kVectors; ++c) Simd::store(o + c * W, acc[c]);
+        }
+}
+
+// y[0..n) = x[0..n) rounded to f16; a tail shorter than a vector goes through a padded copy.
+void to_f16(const float* x, uint16_t* y, int64_t n) {
+    constexpr int W = Simd::W;
+    int64_t i = 0;
+    for (; i + W <= n; i += W) Simd::store_f16(y + i, Simd::load(x + i));
+    if (i < n) {
+        float in[W] = {};
+        uint16_t out[W];
+        __builtin_memcpy(in, x + i, size_t(n - i) * sizeof(float));
+        Simd::store_f16(out, Simd::load(in));
+        __builtin_memcpy(y + i, out, size_t(n - i) * sizeof(uint16_t));
+    }
 }
 
 // exp(x) for x in float range (Cephes' method): x = n ln2 + r with |r| <= ln2/2, exp(r) by a
@@ -277,10 +315,11 @@ Kernels make_kernels(const char* isa) {
     Kernels k{};
     k.isa = isa;
     k.tile_rows = Simd::TN;
-    k.types[int(DType::F32)] = TypeKernels{&gemm<WeightKind::F32>, nullptr};
-    k.types[int(DType::F16)] = TypeKernels{&gemm<WeightKind::F16>, nullptr};
-    k.types[int(DType::BF16)] = TypeKernels{&gemm<WeightKind::BF16>, nullptr};
-    k.weighted_rows = &weighted_rows;
+    k.types[int(DType::F32)] = TypeKernels{&gemm<WeightKind::F32>, nullptr, &weighted_rows<WeightKind::F32>};
+    k.types[int(DType::F16)] = TypeKernels{&gemm<WeightKind::F16>, nullptr, &weighted_rows<WeightKind::F16>};
+    k.types[int(DType::BF16)] = TypeKernels{&gemm<WeightKind::BF16>, nullptr, &weighted_rows<WeightKind::BF16>};
+    k.types[int(DType::Q8_0)].weighted_rows = &weighted_rows_q8_0;
+    k.to_f16 = &to_f16;
     k.softmax = &softmax;
     k.swiglu = &swiglu;
     k.sum_squares = &sum_squares;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "model/weight_types.h"
+
 namespace llamadesk::cpu {
 
 void embed(const TensorView& token_embedding, std::span<const int32_t> tokens, float* x) {
@@ -81,16 +83,23 @@ void Rope::apply(float* x, int n, int n_heads, int start_pos) const {
     }
 }
 
-void store_kv(const KvLayout& layout, int layer, const float* k, const float* v, int n, int start_pos,
-              BlockTableView table, float* kv_pool) {
+void store_kv(const Kernels& kernels, const KvStorage& kv, int layer, const float* k, const float* v, int n,
+              int start_pos, BlockTableView table) {
+    const KvLayout& layout = kv.layout;
     const int head_dim = layout.head_dim;
-    const size_t bytes = size_t(head_dim) * sizeof(float);
     for (int t = 0; t < n; ++t) {
         const KvSlot slot = kv_slot(table.blocks, layout.block_size, start_pos + t);
         for (int g = 0; g < layout.n_kv_heads; ++g) {
             const int64_t src = (int64_t(t) * layout.n_kv_heads + g) * head_dim;
-            std::memcpy(kv_pool + layout.offset(slot.block, layer, 0, g, slot.in_block), k + src, bytes);
-            std::memcpy(kv_pool + layout.offset(slot.block, layer, 1, g, slot.in_block), v + src, bytes);
+            void* k_dst = kv.row(slot.block, layer, 0, g, slot.in_block);
+            void* v_dst = kv.row(slot.block, layer, 1, g, slot.in_block);
+            if (kv.dtype == DType::F16) {  // the common case, vectorized
+                kernels.to_f16(k + src, static_cast<uint16_t*>(k_dst), head_dim);
+                kernels.to_f16(v + src, static_cast<uint16_t*>(v_dst), head_dim);
+            } else {  // f32 copies; q8_0 rounds each block of 32 to its own scale
+                weight_type(kv.dtype).from_f32(k + src, k_dst, head_dim);
+                weight_type(kv.dtype).from_f32(v + src, v_dst, head_dim);
+            }
         }
     }
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backends/cpu/kernels.h"
+#include "backends/cpu/kv_storage.h"
 #include "backends/cpu/thread_pool.h"
 #include "cache/kv_layout.h"
 #include "model/checkpoint.h"
@@ -45,8 +46,8 @@ private:
 };
 
 // Writes k and v (n, n_kv_heads * head_dim) of one layer into the pool slots of positions
-// start_pos .. start_pos + n - 1.
-void store_kv(const KvLayout& layout, int layer, const float* k, const float* v, int n, int start_pos,
-              BlockTableView table, float* kv_pool);
+// start_pos .. start_pos + n - 1, in the pool's element type.
+void store_kv(const Kernels& kernels, const KvStorage& kv, int layer, const float* k, const float* v, int n,
+              int start_pos, BlockTableView table);
 
 }  // namespace llamadesk::cpu

@@ -514,7 +514,7 @@ void quantize_rows(const float* x, int64_t ldx, int n, int64_t k, int8_t* q, flo
 
 // The block types' entries of a kernel set whose plain ones make_kernels filled.
 Kernels with_quantized(Kernels k) {
-    auto set = [&](DType t, QuantizedGemmFn f) { k.types[int(t)] = TypeKernels{nullptr, f}; };
+    auto set = [&](DType t, QuantizedGemmFn f) { k.types[int(t)].quantized_gemm = f; };
     set(DType::Q8_0, &quantized_gemm<Q8_0>);
     set(DType::Q4_0, &quantized_gemm<Q4_0>);
     set(DType::Q4_1, &quantized_gemm<Q4_1>);

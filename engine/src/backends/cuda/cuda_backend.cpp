@@ -23,23 +23,19 @@ constexpr int64_t kWidenElements = int64_t(16) << 20;
 // Decode splits each head's positions so that n_heads * splits blocks put about 8 blocks (32
 // warps) on every multiprocessor: each warp walks its positions one by one, so long contexts
 // need many warps in flight to keep memory busy.
+constexpr DType kKvDtypes[] = {DType::F16, DType::F32};  // the q8_0 cache is CPU only for now
+
 int decode_splits_for(const DeviceInfo& device, const ModelConfig& c) {
     const int want = (8 * device.n_multiprocessors + c.n_heads - 1) / c.n_heads;
     return std::clamp(want, 1, std::max(1, std::min(64, c.seq_len / 16)));
-}
-
-DType kv_dtype_for(DType weights) {
-    // F16 for the cache: 10 mantissa bits against bf16's 7, and Llama keys and values stay far
-    // inside its range. F32 models kept in F32 (tests) get an F32 cache, so the whole pass is F32.
-    return weights == DType::F32 ? DType::F32 : DType::F16;
 }
 
 }  // namespace
 
 CudaBackend::CudaBackend(const DeviceInfo& device, const CudaBackendOptions& opts,
                          std::unique_ptr<Stream> stream, DeviceModel model)
-    : Backend(model.config, kChunkTokens), device_(device), opts_(opts), stream_(std::move(stream)),
-      model_(std::move(model)), gemm_(stream_->get()), kv_dtype_(kv_dtype_for(model_.activation_dtype)) {
+    : Backend(model.config, kChunkTokens, opts.kv_dtype, kKvDtypes), device_(device), opts_(opts), stream_(std::move(stream)),
+      model_(std::move(model)), gemm_(stream_->get()) {
     const ModelConfig& c = model_.config;
     if (!attention_supports_head_dim(c.head_dim()))
         fail(ErrorCode::Unsupported, "the CUDA backend does not support head_dim " +
@@ -64,7 +60,7 @@ CudaBackend::~CudaBackend() { cudaStreamSynchronize(stream_->get()); }
 
 void CudaBackend::allocate_kv_storage(const KvLayout& layout, int n_blocks) {
     const ModelConfig& c = model_.config;
-    const size_t bytes = size_t(weight_type(kv_dtype_).bytes(layout.block_elements())) * size_t(n_blocks);
+    const size_t bytes = size_t(weight_type(kv_dtype()).bytes(layout.block_elements())) * size_t(n_blocks);
     // allocate the new pool first: on failure the old one stays
     DeviceBuffer pool(bytes, "the KV cache (" + std::to_string(n_blocks) + " blocks of " +
                                  std::to_string(layout.block_size) + " tokens)");
@@ -148,8 +144,8 @@ void CudaBackend::enqueue_forward(int n, int logit_rows) {
         const AttentionShape s = attention_shape(n, l);
         rmsnorm(x, w.attention_norm.as<float>(), n, c.dim, c.norm_eps, xb_.get(), dt, st);
         matmul(w.wqkv, xb_.get(), n, qkv_.as<float>(), false);
-        rope_write_kv(qkv_.as<float>(), s, c.rope_theta, kv_pool_.get(), kv_dtype_, st);
-        attention(qkv_.as<float>(), s, kv_pool_.get(), kv_dtype_, n == 1 ? decode_splits_ : 1,
+        rope_write_kv(qkv_.as<float>(), s, c.rope_theta, kv_pool_.get(), kv_dtype(), st);
+        attention(qkv_.as<float>(), s, kv_pool_.get(), kv_dtype(), n == 1 ? decode_splits_ : 1,
                   partials_.as<float>(), att_.get(), dt, st);
         matmul(w.wo, att_.get(), n, x, true);  // x += wo att
 

@@ -38,7 +38,6 @@ public:
 
     BackendKind kind() const override { return BackendKind::Cuda; }
     std::string device_description() const override { return describe(device_); }
-    DType kv_dtype() const override { return kv_dtype_; }
 
     int64_t kv_memory_available() const override;
 
@@ -67,7 +66,6 @@ private:
     std::unique_ptr<Stream> stream_;
     DeviceModel model_;
     Gemm gemm_;
-    DType kv_dtype_;
     int decode_splits_; // flash-decoding splits per head
 
     // activations, (chunk_tokens(), ...) each
@@ -81,7 +79,7 @@ private:
     DeviceBuffer partials_;  // (max(n, decode_splits_) * n_heads, head_dim + 2) F32
     DeviceBuffer widened_;   // F16 slab of a matrix in blocks, for cuBLAS; empty without blocks
 
-    DeviceBuffer kv_pool_;   // kv_pool_blocks() blocks of kv_layout() in kv_dtype_
+    DeviceBuffer kv_pool_;   // kv_pool_blocks() blocks of kv_layout() in kv_dtype()
     StepInputs steps_;
     DecodeGraphs graphs_;
 };
