@@ -22,7 +22,7 @@ const Figures::Answer& Figures::shown() const {
 
 int Figures::carriedTokens() const {
     const GenerationStats& s = shown().stats;
-    return qMax(0, s.prefilled_tokens - s.prompt_tokens - s.reprefilled_tokens);
+    return qMax(0, s.prefilled_tokens + s.shared_tokens - s.prompt_tokens - s.reprefilled_tokens);
 }
 
 int Figures::cachedTokens() const {

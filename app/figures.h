@@ -28,6 +28,7 @@ class Figures : public QObject {
     Q_PROPERTY(int prefilledTokens READ prefilledTokens NOTIFY generationChanged)
     Q_PROPERTY(int carriedTokens READ carriedTokens NOTIFY generationChanged)
     Q_PROPERTY(int reprefilledTokens READ reprefilledTokens NOTIFY generationChanged)
+    Q_PROPERTY(int sharedTokens READ sharedTokens NOTIFY generationChanged)
     Q_PROPERTY(int generatedTokens READ generatedTokens NOTIFY generationChanged)
     Q_PROPERTY(QVariantList decodeSeries READ decodeSeries NOTIFY generationChanged)
     Q_PROPERTY(int updates READ updates NOTIFY generationChanged)
@@ -54,6 +55,7 @@ public:
     // next message), or a whole history restored after a restart or a model change.
     int carriedTokens() const;
     int reprefilledTokens() const { return shown().stats.reprefilled_tokens; }
+    int sharedTokens() const { return shown().stats.shared_tokens; }
     int generatedTokens() const { return shown().stats.generated_tokens; }
     QVariantList decodeSeries() const { return shown().series; }
     int updates() const { return shown().updates; }

@@ -68,6 +68,8 @@ Pane {
         Label {
             objectName: "inspectorBlockTableTitle"
             visible: panel.inspector.blocks > 0
+            Layout.fillWidth: true
+            wrapMode: Text.Wrap
             text: panel.inspector.sharedBlocks > 0
                   ? qsTr("Block table · %n shared with other conversations (outlined)", "", panel.inspector.sharedBlocks)
                   : qsTr("Block table")

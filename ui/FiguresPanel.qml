@@ -66,6 +66,8 @@ Pane {
                           ? qsTr(" + %1 of the history not yet in the cache").arg(panel.figures.carriedTokens) : "")
                        + (panel.figures.reprefilledTokens > 0
                           ? qsTr(" + %1 evicted").arg(panel.figures.reprefilledTokens) : "")
+                       + (panel.figures.sharedTokens > 0
+                          ? qsTr(" − %1 shared with other conversations").arg(panel.figures.sharedTokens) : "")
                 value: panel.figures.hasAnswer ? panel.figures.prefilledTokens : "—"
             }
             Figure {

@@ -138,6 +138,7 @@ struct GenerationStats {
     int prompt_tokens = 0;       // tokens this call added before decoding (template included)
     int prefilled_tokens = 0;    // tokens run through prefill: what the cache lacked
     int reprefilled_tokens = 0;  // of those, tokens the cache had lost to eviction
+    int shared_tokens = 0;       // prompt tokens not prefilled: another conversation's blocks held them
     int generated_tokens = 0;
     double prefill_ms = 0, prefill_tokens_per_s = 0;
     double time_to_first_token_ms = 0;

@@ -67,7 +67,8 @@ private:
         // regenerate) are taken before making room, so making room cannot evict them first.
         std::vector<int32_t> tokens = conv_.history;
         tokens.insert(tokens.end(), turn.begin(), turn.end());
-        m_.pool->share_prefix(conv_.id, tokens, after - 1);
+        const int cached_before = m_.pool->n_cached(conv_.id);
+        result_.stats.shared_tokens = m_.pool->share_prefix(conv_.id, tokens, after - 1) - cached_before;
         try {
             reserve(after);
         } catch (...) {
