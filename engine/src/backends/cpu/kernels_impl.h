@@ -101,7 +101,20 @@ void gemm_edge(int rm, int rn, const float* x, int64_t ldx, const typename Weigh
 template <WeightKind K>
 void gemv(const float* x, const typename WeightElement<K>::type* w, int64_t ldw, int rows, int k, float* y) {
     constexpr int W = Simd::W;
-    for (int r = 0; r < rows; ++r) {
+    int r = 0;
+    // Short rows (attention: a query against a block of keys, k = head_dim): four rows at once, one
+    // accumulator each, reduced together, so the reduction does not cost more than the products.
+    if (k <= 4 * W && k % W == 0)
+        for (; r + 4 <= rows; r += 4) {
+            Simd::V acc[4] = {Simd::zero(), Simd::zero(), Simd::zero(), Simd::zero()};
+            for (int p = 0; p < k; p += W) {
+                const Simd::V xp = Simd::load(x + p);
+#pragma GCC unroll 4
+                for (int i = 0; i < 4; ++i) acc[i] = Simd::fma(xp, load_weights<K>(w + (r + i) * ldw + p), acc[i]);
+            }
+            Simd::hsum4(acc[0], acc[1], acc[2], acc[3], y + r);
+        }
+    for (; r < rows; ++r) {
         const auto* row = w + r * ldw;
         Simd::V a0 = Simd::zero(), a1 = Simd::zero(), a2 = Simd::zero(), a3 = Simd::zero();
         int p = 0;
@@ -142,6 +155,33 @@ void weighted_rows_group(const float* p, int64_t ldp, const typename WeightEleme
                          int n, float* out, int64_t ldo) {
     constexpr int W = Simd::W;
     int d = 0;
+    if constexpr (NR == 1) {
+        // One row (decode without grouped heads): the FMAs of even and odd positions go to two sets
+        // of accumulators, so consecutive positions do not wait on each other.
+        for (; d + 4 * W <= n; d += 4 * W) {
+            Simd::V even[4], odd[4];
+#pragma GCC unroll 4
+            for (int c = 0; c < 4; ++c) {
+                even[c] = Simd::load(out + d + c * W);
+                odd[c] = Simd::zero();
+            }
+            int j = 0;
+            for (; j + 2 <= m; j += 2) {
+                const Simd::V p0 = Simd::set1(p[j]), p1 = Simd::set1(p[j + 1]);
+#pragma GCC unroll 4
+                for (int c = 0; c < 4; ++c) {
+                    even[c] = Simd::fma(p0, load_weights<K>(v + j * ldv + d + c * W), even[c]);
+                    odd[c] = Simd::fma(p1, load_weights<K>(v + (j + 1) * ldv + d + c * W), odd[c]);
+                }
+            }
+            if (j < m)
+#pragma GCC unroll 4
+                for (int c = 0; c < 4; ++c)
+                    even[c] = Simd::fma(Simd::set1(p[j]), load_weights<K>(v + j * ldv + d + c * W), even[c]);
+#pragma GCC unroll 4
+            for (int c = 0; c < 4; ++c) Simd::store(out + d + c * W, Simd::add(even[c], odd[c]));
+        }
+    }
     for (; d + 4 * W <= n; d += 4 * W) {
         Simd::V acc[NR][4];
 #pragma GCC unroll 4
