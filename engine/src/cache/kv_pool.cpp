@@ -34,7 +34,7 @@ int KvPool::share_prefix(ConversationId id, std::span<const int32_t> tokens, int
         } else {
             seq->block_table.push_back(r->block);
         }
-        ++users_[size_t(r->block)];
+        if (++users_[size_t(r->block)] == 2) ++blocks_shared_;
         seq->chain.push_back(k);
         seq->n_cached = (b + 1) * bs;
         shared_tokens_ += bs;
@@ -161,7 +161,8 @@ int32_t KvPool::take_new_block() {
 }
 
 void KvPool::let_go(int32_t block) {
-    if (--users_[size_t(block)] > 0) return;
+    if (--users_[size_t(block)] == 1) --blocks_shared_;
+    if (users_[size_t(block)] > 0) return;
     if (key_of_[size_t(block)] != 0) {
         registered_.erase(key_of_[size_t(block)]);
         key_of_[size_t(block)] = 0;
@@ -212,7 +213,7 @@ PoolStats KvPool::stats() const {
     s.block_size = layout_.block_size;
     s.blocks_total = allocator_.n_total();
     s.blocks_used = allocator_.n_used();
-    s.blocks_shared = int(std::count_if(users_.begin(), users_.end(), [](int n) { return n > 1; }));
+    s.blocks_shared = blocks_shared_;
     s.bytes_total = int64_t(s.blocks_total) * bytes_per_block_;
     s.bytes_used = int64_t(s.blocks_used) * bytes_per_block_;
     s.n_conversations = int(sequences_.size());

@@ -102,6 +102,7 @@ private:
     std::vector<int> users_;                        // per block: block tables holding it
     std::vector<uint64_t> key_of_;                  // per block: its registration key, 0 when none
     std::unordered_map<uint64_t, Registered> registered_;
+    int blocks_shared_ = 0;                         // blocks with more than one user
     uint64_t tick_ = 0;
     int64_t evictions_ = 0;
     int64_t reprefilled_tokens_ = 0;

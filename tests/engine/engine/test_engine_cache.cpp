@@ -416,6 +416,7 @@ private slots:
             if (i > 0)  // the prefix came shared: only the message and the block it starts in run
                 QVERIFY2(x.stats.prompt_tokens > 500 && x.stats.prefilled_tokens <= 40,
                          qPrintable(QString("prefilled %1 of %2").arg(x.stats.prefilled_tokens).arg(x.stats.prompt_tokens)));
+            QCOMPARE(x.stats.prefilled_tokens + x.stats.shared_tokens, x.stats.prompt_tokens);  // every token told
         }
         std::vector<CacheLayout> layouts(ids.size());
         for (size_t i = 0; i < ids.size(); ++i) LLAMADESK_VERIFY_OK(e.cache_layout(ids[i], &layouts[i]));
