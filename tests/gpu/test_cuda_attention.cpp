@@ -136,12 +136,14 @@ private slots:
         rope.cover(start_pos + n_tokens);
         rope.apply(q.data(), n_tokens, n_heads, start_pos);
         rope.apply(k.data(), n_tokens, n_kv_heads, start_pos);
-        cpu::store_kv(layout, layer, k.data(), v.data(), n_tokens, start_pos, view, pool.data());
+        // The CPU reference keeps an f32 pool, rounded below as the device's cache rounds.
+        const cpu::KvStorage cpu_pool{pool.data(), DType::F32, layout};
+        cpu::store_kv(cpu::best_kernels(), cpu_pool, layer, k.data(), v.data(), n_tokens, start_pos, view);
         for (float& x : pool) x = std::isnan(x) ? x : round_to(x, kv_dtype);  // the cache's own rounding
         std::vector<float> expected(size_t(n_tokens) * q_dim);
         cpu::ThreadPool threads(1);
-        cpu::Attention(config, 1).run(threads, cpu::best_kernels(), layer, q.data(), n_tokens, start_pos,
-                                      pool.data(), layout, view, expected.data());
+        cpu::Attention(config, 1).run(threads, cpu::best_kernels(), layer, q.data(), n_tokens, start_pos, cpu_pool,
+                                      view, expected.data());
 
         // rotated q, in place in qkv
         const std::vector<float> got_qkv = download_f32(d_qkv, qkv.values.size());
