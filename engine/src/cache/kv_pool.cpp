@@ -84,8 +84,7 @@ int KvPool::prepare_write(ConversationId id, int start, int end, std::vector<Evi
     const int32_t block = seq.block_table[size_t(b)];
     if (writable(block)) return start;
     if (users_[size_t(block)] == 1) {  // only registered: it stays, private again
-        registered_.erase(key_of_[size_t(block)]);
-        key_of_[size_t(block)] = 0;
+        unregister(block);
         seq.chain.resize(std::min(seq.chain.size(), size_t(b)));
         return start;
     }
@@ -142,9 +141,8 @@ void KvPool::shrink(Sequence& seq, int n_tokens) {
         if (users_[size_t(partial)] > 1) {
             --keep;
             seq.n_cached = std::min(seq.n_cached, int(keep) * bs);
-        } else if (key_of_[size_t(partial)] != 0) {
-            registered_.erase(key_of_[size_t(partial)]);
-            key_of_[size_t(partial)] = 0;
+        } else {
+            unregister(partial);
         }
     }
     while (seq.block_table.size() > keep) {
@@ -163,11 +161,14 @@ int32_t KvPool::take_new_block() {
 void KvPool::let_go(int32_t block) {
     if (--users_[size_t(block)] == 1) --blocks_shared_;
     if (users_[size_t(block)] > 0) return;
-    if (key_of_[size_t(block)] != 0) {
-        registered_.erase(key_of_[size_t(block)]);
-        key_of_[size_t(block)] = 0;
-    }
+    unregister(block);
     allocator_.release(block);
+}
+
+void KvPool::unregister(int32_t block) {
+    if (key_of_[size_t(block)] == 0) return;
+    registered_.erase(key_of_[size_t(block)]);
+    key_of_[size_t(block)] = 0;
 }
 
 uint64_t KvPool::key(uint64_t previous_key, std::span<const int32_t> tokens) const {

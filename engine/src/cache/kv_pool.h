@@ -91,6 +91,7 @@ private:
     void shrink(Sequence& seq, int n_tokens);
     int32_t take_new_block();
     void let_go(int32_t block);
+    void unregister(int32_t block);  // its content may change: no longer offered for sharing
     bool writable(int32_t block) const { return users_[size_t(block)] == 1 && key_of_[size_t(block)] == 0; }
     uint64_t key(uint64_t previous_key, std::span<const int32_t> tokens) const;
     const Registered* lookup(uint64_t key, int32_t previous, std::span<const int32_t> tokens) const;
