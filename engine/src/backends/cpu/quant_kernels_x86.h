@@ -470,6 +470,14 @@ void quantized_gemm(const QuantizedRows& x, int n, const void* weights, int64_t 
                                    x.half_sums + 4 * t * n_chunks, x.k};
         for (int r = 0; r < rows; r += kQuantTileCols) {
             const int rn = rows - r < kQuantTileCols ? rows - r : kQuantTileCols;
+            // Decode reads each weight row once: ask for the next tile's rows while this one is
+            // computed. Rows of a small model are a few hundred bytes, too short for the hardware
+            // prefetcher (without this, Q4_K decode on 2 Zen 4 cores streamed half as fast).
+            if (n <= kQuantTileRows) {
+                const uint8_t* next = w + (r + kQuantTileCols) * ldw;
+                for (int64_t line = 0; line < kQuantTileCols * ldw; line += 64)
+                    _mm_prefetch(reinterpret_cast<const char*>(next + line), _MM_HINT_T0);
+            }
             quantized_edge<T, kQuantTileRows>(rm, rn, rows_t, w + r * ldw, ldw, y + t * ldy + r, ldy);
         }
     }
