@@ -139,6 +139,7 @@ struct GenerationStats {
     int prefilled_tokens = 0;    // tokens run through prefill: what the cache lacked
     int reprefilled_tokens = 0;  // of those, tokens the cache had lost to eviction
     int shared_tokens = 0;       // prompt tokens not prefilled: another conversation's blocks held them
+    int restored_tokens = 0;     // history tokens not prefilled: read back from a KV snapshot on disk
     int generated_tokens = 0;
     double prefill_ms = 0, prefill_tokens_per_s = 0;
     double time_to_first_token_ms = 0;
@@ -186,6 +187,7 @@ struct CacheLayout {
     int cached_tokens = 0;
     std::vector<int32_t> block_table;  // block ids, in position order
     std::vector<int> block_users;      // per block_table entry: conversations holding it (> 1: shared)
+    std::vector<bool> block_restored;  // per block_table entry: read from a KV snapshot on disk
 };
 
 // How well the model predicts a text: Engine::perplexity().
@@ -200,6 +202,18 @@ struct PerplexityResult {
 using PerplexityProgress = std::function<void(int scored, int total)>;
 
 using ConversationId = int64_t;
+
+// KV snapshots: conversations' full cache blocks kept on disk, so a conversation restored after a
+// restart (restore_turns) or evicted from the pool reads its cache back instead of prefilling its
+// history again. Blocks are saved once each and shared by conversations that begin alike; each is
+// keyed by the checkpoint (its size and first and last MiB), the cache type, the backend and every
+// token before it, and checked by checksums, so a missing, stale or damaged block is only prefilled.
+struct SnapshotSettings {
+    std::string folder;        // empty: off
+    int64_t budget_bytes = 0;  // the folder's limit (> 0): least recently used blocks are deleted first
+    // Told what was restored, and why a block on disk was not used (the history is then prefilled).
+    std::function<void(const std::string&)> on_log;
+};
 
 class Engine {
 public:
@@ -245,6 +259,13 @@ public:
     // is the first), without changing anything.
     Status measure_turn(ConversationId id, const std::string& user_text, const std::string& system_prompt,
                         TurnSize* out);
+
+    // Turns KV snapshots on (for this and every later model) or off. InvalidArgument when the
+    // budget is not positive; an unwritable folder shows later, in on_log.
+    Status set_snapshots(const SnapshotSettings& settings);
+    // Writes the conversation's full cached blocks that are not on disk yet (call it when the
+    // conversation goes idle, and before quitting). Does nothing when snapshots are off.
+    Status save_snapshot(ConversationId id);
 
     Status conversation_stats(ConversationId id, ConversationStats* out) const;
     PoolStats pool_stats() const;

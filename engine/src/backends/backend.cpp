@@ -45,6 +45,25 @@ void Backend::allocate_kv_pool(const KvLayout& layout, int n_blocks) {
     n_pool_blocks_ = n_blocks;
 }
 
+void Backend::check_kv_block(int32_t block, size_t bytes) const {
+    if (!has_kv_pool_ || block < 0 || block >= n_pool_blocks_)
+        fail(ErrorCode::Internal, "KV block " + std::to_string(block) + " is outside the pool of " +
+                                      std::to_string(n_pool_blocks_) + " blocks");
+    if (int64_t(bytes) != kv_bytes_per_block(layout_))
+        fail(ErrorCode::Internal, "a KV block has " + std::to_string(kv_bytes_per_block(layout_)) + " bytes, not " +
+                                      std::to_string(bytes));
+}
+
+void Backend::read_kv_block(int32_t block, std::span<std::byte> out) const {
+    check_kv_block(block, out.size());
+    copy_kv_block_out(block, out.data());
+}
+
+void Backend::write_kv_block(int32_t block, std::span<const std::byte> in) {
+    check_kv_block(block, in.size());
+    copy_kv_block_in(block, in.data());
+}
+
 void Backend::check_call(std::span<const int32_t> tokens, int start_pos, BlockTableView table) const {
     if (!has_kv_pool_) fail(ErrorCode::Internal, "forward called before the KV pool was allocated");
     if (tokens.empty()) fail(ErrorCode::InvalidArgument, "forward called without tokens");

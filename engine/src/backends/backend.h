@@ -60,6 +60,12 @@ public:
     // Tokens one forward_chunk() call takes at most: the size of the backend's activation buffers.
     int chunk_tokens() const { return chunk_tokens_; }
 
+    // One pool block's keys and values as stored (kv_bytes_per_block() bytes), copied out to host
+    // memory or in from it: KV snapshots on disk. Throws EngineError(Internal) on a block outside
+    // the pool or a size that is not one block.
+    void read_kv_block(int32_t block, std::span<std::byte> out) const;
+    void write_kv_block(int32_t block, std::span<const std::byte> in);
+
 protected:
     // Throws EngineError(InvalidArgument) unless kv_dtype is a cache type (F16, F32, or Q8_0 with
     // head_dim a multiple of 32) that this backend stores (`supported`).
@@ -81,8 +87,13 @@ protected:
     // all_logits.
     virtual void forward_chunk(std::span<const int32_t> tokens, int start_pos, BlockTableView table,
                                float* logits, bool all_logits) = 0;
+    // Copies of one checked block, kv_bytes_per_block(kv_layout()) bytes.
+    virtual void copy_kv_block_out(int32_t block, std::byte* out) const = 0;
+    virtual void copy_kv_block_in(int32_t block, const std::byte* in) = 0;
 
 private:
+    void check_kv_block(int32_t block, size_t bytes) const;
+
     ModelConfig config_;
     int chunk_tokens_;
     DType kv_dtype_;

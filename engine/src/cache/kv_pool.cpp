@@ -8,7 +8,7 @@ namespace llamadesk {
 
 KvPool::KvPool(const KvLayout& layout, int n_blocks, int64_t bytes_per_block)
     : layout_(layout), bytes_per_block_(bytes_per_block), allocator_(n_blocks), users_(size_t(n_blocks), 0),
-      key_of_(size_t(n_blocks), 0) {}
+      key_of_(size_t(n_blocks), 0), restored_(size_t(n_blocks), false) {}
 
 int KvPool::share_prefix(ConversationId id, std::span<const int32_t> tokens, int limit) {
     const int bs = layout_.block_size;
@@ -21,7 +21,7 @@ int KvPool::share_prefix(ConversationId id, std::span<const int32_t> tokens, int
     int32_t previous_block = b > 0 ? seq->block_table[size_t(b - 1)] : -1;
     for (; (b + 1) * bs <= std::min<int64_t>(limit, int64_t(tokens.size())); ++b) {
         const std::span<const int32_t> block_tokens = tokens.subspan(size_t(b) * size_t(bs), size_t(bs));
-        const uint64_t k = key(previous_key, block_tokens);
+        const uint64_t k = block_chain_key(previous_key, block_tokens);
         const Registered* r = lookup(k, previous_block, block_tokens);
         if (!r) break;
         if (!seq) {
@@ -109,7 +109,7 @@ void KvPool::set_cached(ConversationId id, int n_tokens, std::span<const int32_t
     const int bs = layout_.block_size;
     for (size_t b = seq.chain.size(); b < size_t(n_tokens / bs); ++b) {
         const std::span<const int32_t> block_tokens = tokens.subspan(b * size_t(bs), size_t(bs));
-        const uint64_t k = key(b > 0 ? seq.chain[b - 1] : 0, block_tokens);
+        const uint64_t k = block_chain_key(b > 0 ? seq.chain[b - 1] : 0, block_tokens);
         seq.chain.push_back(k);
         const int32_t block = seq.block_table[b];
         if (key_of_[size_t(block)] == 0 && !registered_.count(k)) {
@@ -155,6 +155,7 @@ void KvPool::shrink(Sequence& seq, int n_tokens) {
 int32_t KvPool::take_new_block() {
     const int32_t block = *allocator_.allocate();  // callers made sure one is free
     users_[size_t(block)] = 1;
+    restored_[size_t(block)] = false;
     return block;
 }
 
@@ -171,13 +172,13 @@ void KvPool::unregister(int32_t block) {
     key_of_[size_t(block)] = 0;
 }
 
-uint64_t KvPool::key(uint64_t previous_key, std::span<const int32_t> tokens) const {
-    uint64_t h = 1469598103934665603ull ^ previous_key;  // FNV-1a over the chain and the tokens
-    for (int32_t t : tokens) {
+uint64_t block_chain_key(uint64_t previous_key, std::span<const int32_t> block_tokens) {
+    uint64_t h = 1469598103934665603ull ^ previous_key;
+    for (int32_t t : block_tokens) {
         h ^= uint64_t(uint32_t(t));
         h *= 1099511628211ull;
     }
-    return h == 0 ? 1 : h;  // 0 means "not registered"
+    return h == 0 ? 1 : h;  // 0 means "not registered" in the pool
 }
 
 const KvPool::Registered* KvPool::lookup(uint64_t k, int32_t previous, std::span<const int32_t> tokens) const {
@@ -202,6 +203,11 @@ const std::vector<int32_t>& KvPool::block_table(ConversationId id) const {
     static const std::vector<int32_t> none;
     const Sequence* seq = find(id);
     return seq ? seq->block_table : none;
+}
+
+std::span<const uint64_t> KvPool::chain(ConversationId id) const {
+    const Sequence* seq = find(id);
+    return seq ? std::span<const uint64_t>(seq->chain) : std::span<const uint64_t>();
 }
 
 BlockTableView KvPool::table(ConversationId id) const {

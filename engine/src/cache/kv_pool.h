@@ -33,6 +33,11 @@ struct Eviction {
 // Told which other conversations lost their cache to make room for the one being served.
 using EvictionHandler = std::function<void(const std::vector<Eviction>&)>;
 
+// The key of a full block: FNV-1a over the key of the block before it (0 for the first) and the
+// block's tokens, so it names the whole prefix through the block's end. Never 0. A hash: whoever
+// finds a block by key compares the tokens too.
+uint64_t block_chain_key(uint64_t previous_key, std::span<const int32_t> block_tokens);
+
 class KvPool {
 public:
     KvPool(const KvLayout& layout, int n_blocks, int64_t bytes_per_block);
@@ -68,7 +73,13 @@ public:
     int n_cached(ConversationId id) const;
     const std::vector<int32_t>& block_table(ConversationId id) const;  // empty when it holds none
     BlockTableView table(ConversationId id) const;
+    // block_chain_key() of each of id's full cached blocks, in position order.
+    std::span<const uint64_t> chain(ConversationId id) const;
     int users(int32_t block) const { return users_[size_t(block)]; }  // conversations holding it
+    // Whether a block's keys and values were read from disk (KvSnapshots) rather than computed:
+    // shown in the inspector until the block is freed.
+    bool restored(int32_t block) const { return restored_[size_t(block)]; }
+    void mark_restored(int32_t block) { restored_[size_t(block)] = true; }
 
     PoolStats stats() const;
     void count_reprefill(int n_tokens) { reprefilled_tokens_ += n_tokens; }
@@ -93,7 +104,6 @@ private:
     void let_go(int32_t block);
     void unregister(int32_t block);  // its content may change: no longer offered for sharing
     bool writable(int32_t block) const { return users_[size_t(block)] == 1 && key_of_[size_t(block)] == 0; }
-    uint64_t key(uint64_t previous_key, std::span<const int32_t> tokens) const;
     const Registered* lookup(uint64_t key, int32_t previous, std::span<const int32_t> tokens) const;
 
     KvLayout layout_;
@@ -102,6 +112,7 @@ private:
     std::map<ConversationId, Sequence> sequences_;  // only conversations that hold blocks
     std::vector<int> users_;                        // per block: block tables holding it
     std::vector<uint64_t> key_of_;                  // per block: its registration key, 0 when none
+    std::vector<bool> restored_;                    // per block: read from disk
     std::unordered_map<uint64_t, Registered> registered_;
     int blocks_shared_ = 0;                         // blocks with more than one user
     uint64_t tick_ = 0;

@@ -50,6 +50,14 @@ Status Engine::delete_conversation(ConversationId id) {
     return guarded([&] { impl_->remove(id); });
 }
 
+Status Engine::set_snapshots(const SnapshotSettings& settings) {
+    return guarded([&] { impl_->set_snapshots(settings); });
+}
+
+Status Engine::save_snapshot(ConversationId id) {
+    return guarded([&] { impl_->save_snapshot(id); });
+}
+
 Status Engine::truncate_turns(ConversationId id, int n_turns) {
     return guarded([&] { impl_->truncate_turns(id, n_turns); });
 }

@@ -3,12 +3,14 @@
 #include "chat/chat_template.h"
 #include "core/error.h"
 #include "engine/generation.h"
+#include "engine/kv_snapshots.h"
 #include "engine/perplexity.h"
 
 namespace llamadesk {
 
 void Engine::Impl::load(const LoadParams& params) {
     std::unique_ptr<LoadedModel> fresh = load_model(params);  // throws: nothing changed
+    fresh->snapshots = open_snapshot_store(*fresh, snapshot_settings);
 
     // The old pool goes with the old model, so every cache is empty now; histories are
     // tokenized again because the vocabulary may differ.
@@ -69,7 +71,9 @@ void Engine::Impl::rebuild(Conversation& conv) {
 }
 
 void Engine::Impl::retokenize_if_stale(Conversation& conv) {
-    if (model && conv.history_stale) rebuild_history(conv, *model->tokenizer);
+    if (!model || !conv.history_stale) return;
+    // The tokens the saved cache was computed from, when its text was saved; else the text's own.
+    if (!model->snapshots || !restore_history(*model, conv)) rebuild_history(conv, *model->tokenizer);
 }
 
 void Engine::Impl::reset(ConversationId id) {
@@ -144,6 +148,21 @@ TurnSize Engine::Impl::measure_turn(ConversationId id, const std::string& user_t
     return measure_user_turn(*m.tokenizer, conv, user_text, system_prompt, m.context_length());
 }
 
+void Engine::Impl::set_snapshots(const SnapshotSettings& settings) {
+    if (!settings.folder.empty() && settings.budget_bytes <= 0)
+        fail(ErrorCode::InvalidArgument, "the KV snapshot budget must be more than 0 bytes, not " +
+                                             std::to_string(settings.budget_bytes));
+    std::unique_ptr<SnapshotStore> store = model ? open_snapshot_store(*model, settings) : nullptr;
+    snapshot_settings = settings;
+    if (model) model->snapshots = std::move(store);
+}
+
+void Engine::Impl::save_snapshot(ConversationId id) {
+    const Conversation& conv = find(id);
+    const LoadedModel& m = require_model();
+    if (m.snapshots) save_to_disk(m, conv);
+}
+
 ConversationStats Engine::Impl::stats(ConversationId id) const {
     return model ? conversation_stats_of(find(id), model->pool.get(), model->context_length())
                  : conversation_stats_of(find(id), nullptr, 0);
@@ -162,7 +181,10 @@ CacheLayout Engine::Impl::cache_layout(ConversationId id) const {
     out.device = m.backend->kind() == BackendKind::Cpu ? m.backend->name() : m.backend->device_description();
     out.bytes_per_block = m.pool->bytes_per_block();
     out.block_table = m.pool->block_table(conv.id);
-    for (int32_t block : out.block_table) out.block_users.push_back(m.pool->users(block));
+    for (int32_t block : out.block_table) {
+        out.block_users.push_back(m.pool->users(block));
+        out.block_restored.push_back(m.pool->restored(block));
+    }
     out.bytes_used = int64_t(out.block_table.size()) * out.bytes_per_block;
     out.cached_tokens = m.pool->n_cached(conv.id);
     return out;

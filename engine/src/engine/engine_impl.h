@@ -15,6 +15,7 @@ namespace llamadesk {
 struct Engine::Impl {
     std::unique_ptr<LoadedModel> model;
     std::map<ConversationId, Conversation> conversations;
+    SnapshotSettings snapshot_settings;
     ConversationId next_id = 1;  // 0 is never a conversation: perplexity borrows blocks under it
 
     void load(const LoadParams& params);
@@ -34,6 +35,9 @@ struct Engine::Impl {
     GenerationResult continue_answer(ConversationId id, const GenerateParams& params,
                                      const TokenCallback& on_token, const std::atomic<bool>* cancel);
     TurnSize measure_turn(ConversationId id, const std::string& user_text, const std::string& system_prompt);
+
+    void set_snapshots(const SnapshotSettings& settings);
+    void save_snapshot(ConversationId id);
 
     ConversationStats stats(ConversationId id) const;
     CacheLayout cache_layout(ConversationId id) const;

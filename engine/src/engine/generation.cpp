@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/exception_status.h"
 #include "core/stopwatch.h"
+#include "engine/kv_snapshots.h"
 #include "engine/stop_strings.h"
 #include "sampling/sampler.h"
 
@@ -77,6 +78,7 @@ private:
         }
 
         if (first_turn) conv_.system_prompt = params_.system_prompt;
+        known_end_ = before;
         conv_.history = std::move(tokens);
         conv_.turns.push_back(Turn{user_text, {}, before, after});
         result_.stats.prompt_tokens = int(turn.size());
@@ -104,6 +106,7 @@ private:
                                              std::to_string(m_.context_length()) + " tokens");
         m_.pool->truncate(conv_.id, open_size);
         reserve(open_size);
+        known_end_ = open_size;
         conv_.history.resize(size_t(open_size));
         turn.end = open_size;
         answer_before_ = turn.answer;
@@ -120,10 +123,11 @@ private:
     int32_t prefill_and_sample() {
         const int end = int(conv_.history.size());
         // At least the last token runs, since its logits choose the first answer token.
+        GenerationStats& s = result_.stats;
+        if (m_.snapshots) s.restored_tokens = restore_from_disk(m_, conv_.id, conv_.history, end - 1, known_end_);
         std::vector<Eviction> evicted;
         const int start = m_.pool->prepare_write(conv_.id, std::min(m_.pool->n_cached(conv_.id), end - 1), end, &evicted);
         if (!evicted.empty()) on_evicted_(evicted);
-        GenerationStats& s = result_.stats;
         s.prefilled_tokens = end - start;
         s.reprefilled_tokens = std::max(0, std::min(conv_.evicted_tokens, end) - start);
         conv_.evicted_tokens = 0;
@@ -229,6 +233,7 @@ private:
     Stopwatch call_clock_, decode_clock_;
     std::string answer_before_;  // resume(): the text the answer had already
     std::vector<int> closing_;   // resume(): the tokens that had closed it
+    int known_end_ = 0;          // history positions that existed before this call
     GenerationResult result_;
 };
 

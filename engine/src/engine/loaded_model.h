@@ -5,6 +5,7 @@
 
 #include "backends/backend.h"
 #include "cache/kv_pool.h"
+#include "cache/snapshot_store.h"
 #include "llamadesk/engine.h"
 #include "model/checkpoint.h"
 #include "tokenizer/tokenizer.h"
@@ -18,6 +19,7 @@ struct LoadedModel {
     std::unique_ptr<Tokenizer> tokenizer;
     std::unique_ptr<Backend> backend;
     std::unique_ptr<KvPool> pool;
+    std::unique_ptr<SnapshotStore> snapshots;  // null: KV snapshots are off
     ModelInfo info;
 
     int context_length() const { return checkpoint.config.seq_len; }

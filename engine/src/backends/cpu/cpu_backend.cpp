@@ -1,6 +1,7 @@
 #include "backends/cpu/cpu_backend.h"
 
 #include <algorithm>
+#include <cstring>
 #include <new>
 #include <thread>
 
@@ -93,6 +94,16 @@ void CpuBackend::allocate_kv_storage(const KvLayout& layout, int n_blocks) {
     std::unique_ptr<std::byte[]> pool(new (std::nothrow) std::byte[size_t(std::max<int64_t>(bytes, 1))]);
     if (!pool) out_of_memory("the allocation failed");
     kv_pool_ = std::move(pool);
+}
+
+void CpuBackend::copy_kv_block_out(int32_t block, std::byte* out) const {
+    const int64_t bytes = kv_bytes_per_block(kv_layout());
+    std::memcpy(out, kv_pool_.get() + block * bytes, size_t(bytes));
+}
+
+void CpuBackend::copy_kv_block_in(int32_t block, const std::byte* in) {
+    const int64_t bytes = kv_bytes_per_block(kv_layout());
+    std::memcpy(kv_pool_.get() + block * bytes, in, size_t(bytes));
 }
 
 // One batch of n tokens through the model, as in llama2.c's forward() and Meta's model.py:

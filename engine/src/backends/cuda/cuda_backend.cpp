@@ -74,6 +74,21 @@ void CudaBackend::allocate_kv_storage(const KvLayout& layout, int n_blocks) {
     steps_ = std::move(steps);
 }
 
+// Synchronous on the backend's stream: a snapshot copy is rare and must see every write before it.
+void CudaBackend::copy_kv_block_out(int32_t block, std::byte* out) const {
+    const size_t bytes = size_t(kv_bytes_per_block(kv_layout()));
+    CUDA_CHECK(cudaMemcpyAsync(out, kv_pool_.as<std::byte>() + size_t(block) * bytes, bytes, cudaMemcpyDeviceToHost,
+                               stream_->get()));
+    CUDA_CHECK(cudaStreamSynchronize(stream_->get()));
+}
+
+void CudaBackend::copy_kv_block_in(int32_t block, const std::byte* in) {
+    const size_t bytes = size_t(kv_bytes_per_block(kv_layout()));
+    CUDA_CHECK(cudaMemcpyAsync(kv_pool_.as<std::byte>() + size_t(block) * bytes, in, bytes, cudaMemcpyHostToDevice,
+                               stream_->get()));
+    CUDA_CHECK(cudaStreamSynchronize(stream_->get()));
+}
+
 int64_t CudaBackend::kv_memory_available() const {
     size_t free = 0, total = 0;
     CUDA_CHECK(cudaMemGetInfo(&free, &total));

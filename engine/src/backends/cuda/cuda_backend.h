@@ -50,6 +50,8 @@ private:
     void allocate_kv_storage(const KvLayout& layout, int n_blocks) override;
     void forward_chunk(std::span<const int32_t> tokens, int start_pos, BlockTableView table, float* logits,
                        bool all_logits) override;
+    void copy_kv_block_out(int32_t block, std::byte* out) const override;
+    void copy_kv_block_in(int32_t block, const std::byte* in) override;
 
     // a checked call's inputs into the pinned mirror
     void stage(std::span<const int32_t> tokens, int start_pos, BlockTableView table);
