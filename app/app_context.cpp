@@ -15,7 +15,8 @@ AppContext::AppContext(const AppPaths& paths, QObject* parent)
       figures_(std::make_unique<Figures>(chat_->conversations())),
       inspector_(std::make_unique<CacheInspectorModel>()),
       worker_(std::make_unique<InferenceWorker>(&cancel_)),
-      saver_(std::make_unique<ConversationSaver>(paths.data_dir)) {
+      saver_(std::make_unique<ConversationSaver>(paths.data_dir)), 
+      snapshot_dir_(paths.data_dir.isEmpty() ? QString() : paths.data_dir + "/kv-snapshots") {
     register_engine_metatypes();
     thread_.setObjectName("inference");
     worker_->moveToThread(&thread_);
@@ -24,6 +25,15 @@ AppContext::AppContext(const AppPaths& paths, QObject* parent)
     wire();
     thread_.start();
     storage_thread_.start();
+}
+
+void AppContext::applySnapshotSettings() {
+    const qint64 budget = snapshot_dir_.isEmpty() ? 0 : qint64(settings_->kvSnapshotMiB()) * 1024 * 1024;
+    if (budget == snapshot_budget_)
+        return;
+    snapshot_budget_ = budget;
+    QMetaObject::invokeMethod(worker_.get(), "setSnapshots", Qt::QueuedConnection, Q_ARG(QString, snapshot_dir_),
+                              Q_ARG(qint64, budget));
 }
 
 AppContext::~AppContext() {
@@ -95,6 +105,8 @@ void AppContext::wire() {
 }
 
 void AppContext::start(const QString& modelPath, const QString& tokenizer) {
+    applySnapshotSettings();  // before the first load, so restored conversations find their caches
+    connect(settings_.get(), &AppSettings::changed, this, &AppContext::applySnapshotSettings);
     chat_->loadSaved();
     if (!modelPath.isEmpty())
         model_->load(modelPath, tokenizer.isEmpty() ? settings_->tokenizerFor(modelPath) : tokenizer);

@@ -59,6 +59,8 @@ signals:
 
 private:
     void wire();
+    // Hands the snapshot folder and the settings' disk budget to the worker when the budget changes.
+    void applySnapshotSettings();
 
     std::atomic<bool> cancel_{false};
     std::unique_ptr<AppSettings> settings_;
@@ -70,5 +72,7 @@ private:
     std::unique_ptr<InferenceWorker> worker_;
     QThread storage_thread_;
     std::unique_ptr<ConversationSaver> saver_;
+    QString snapshot_dir_;          // the data folder's kv-snapshots
+    qint64 snapshot_budget_ = -1;   // the budget the worker has; -1: none given yet
     QString error_;
 };

@@ -26,6 +26,13 @@ void AppSettings::setKvCacheMiB(int mib) {
     emit changed();
 }
 
+int AppSettings::kvSnapshotMiB() const { return settings_->value("app/kvSnapshotMiB", 2048).toInt(); }
+
+void AppSettings::setKvSnapshotMiB(int mib) {
+    settings_->setValue("app/kvSnapshotMiB", qMax(0, mib));
+    emit changed();
+}
+
 QString AppSettings::lastModel() const { return settings_->value("app/lastModel").toString(); }
 
 QString AppSettings::lastTokenizer() const { return tokenizerFor(lastModel()); }

@@ -1,6 +1,7 @@
-// Application-wide settings, kept with QSettings: CPU threads, KV cache budget, the last model and
-// the recent checkpoints, the folder the open dialogs start in, and the window's geometry. Changes
-// to threads and budget apply at the next load.
+// Application-wide settings, kept with QSettings: CPU threads, KV cache budget, the disk budget of
+// KV snapshots, the last model and the recent checkpoints, the folder the open dialogs start in,
+// and the window's geometry. Changes to threads and cache budget apply at the next load; the
+// snapshot budget at once.
 #pragma once
 
 #include <QObject>
@@ -17,6 +18,7 @@ class AppSettings : public QObject {
     QML_UNCREATABLE("owned by AppContext")
     Q_PROPERTY(int threads READ threads WRITE setThreads NOTIFY changed)
     Q_PROPERTY(int kvCacheMiB READ kvCacheMiB WRITE setKvCacheMiB NOTIFY changed)
+    Q_PROPERTY(int kvSnapshotMiB READ kvSnapshotMiB WRITE setKvSnapshotMiB NOTIFY changed)
     Q_PROPERTY(QStringList recentCheckpoints READ recentCheckpoints NOTIFY changed)
     Q_PROPERTY(QUrl lastFolder READ lastFolder NOTIFY changed)
     Q_PROPERTY(QRect windowGeometry READ windowGeometry WRITE setWindowGeometry NOTIFY changed)
@@ -30,6 +32,8 @@ public:
     void setThreads(int threads);
     int kvCacheMiB() const;         // 0: the engine's default
     void setKvCacheMiB(int mib);
+    int kvSnapshotMiB() const;      // disk kept for conversations' KV caches between runs; 0: off
+    void setKvSnapshotMiB(int mib);
     QString lastModel() const;
     QString lastTokenizer() const;
     QStringList recentCheckpoints() const;

@@ -29,12 +29,17 @@ QVariantList CacheInspectorModel::blockTable() const {
     QVariantList blocks;
     for (size_t i = 0; i < layout_.block_table.size(); ++i)
         blocks.append(QVariantMap{{"block", layout_.block_table[i]},
-                                  {"users", i < layout_.block_users.size() ? layout_.block_users[i] : 1}});
+                                  {"users", i < layout_.block_users.size() ? layout_.block_users[i] : 1},
+                                  {"restored", i < layout_.block_restored.size() && layout_.block_restored[i]}});
     return blocks;
 }
 
 int CacheInspectorModel::sharedBlocks() const {
     return int(std::count_if(layout_.block_users.begin(), layout_.block_users.end(), [](int n) { return n > 1; }));
+}
+
+int CacheInspectorModel::restoredBlocks() const {
+    return int(std::count(layout_.block_restored.begin(), layout_.block_restored.end(), true));
 }
 
 void CacheInspectorModel::setCurrentConversation(const QString& key) {

@@ -27,6 +27,7 @@ class CacheInspectorModel : public QAbstractListModel {
     Q_PROPERTY(double bytesUsed READ bytesUsed NOTIFY layoutChanged)
     Q_PROPERTY(QVariantList blockTable READ blockTable NOTIFY layoutChanged)
     Q_PROPERTY(int sharedBlocks READ sharedBlocks NOTIFY layoutChanged)
+    Q_PROPERTY(int restoredBlocks READ restoredBlocks NOTIFY layoutChanged)
 public:
     enum Roles { LayerRole = Qt::UserRole + 1, ShapeRole, BytesRole };
 
@@ -46,6 +47,7 @@ public:
     double bytesUsed() const { return double(layout_.bytes_used); }
     QVariantList blockTable() const;  // {block, users} in position order
     int sharedBlocks() const;         // blocks this conversation shares with others
+    int restoredBlocks() const;       // blocks read back from a KV snapshot on disk
 
     void setCurrentConversation(const QString& key);
     void forget(const QString& key);

@@ -29,6 +29,7 @@ class Figures : public QObject {
     Q_PROPERTY(int carriedTokens READ carriedTokens NOTIFY generationChanged)
     Q_PROPERTY(int reprefilledTokens READ reprefilledTokens NOTIFY generationChanged)
     Q_PROPERTY(int sharedTokens READ sharedTokens NOTIFY generationChanged)
+    Q_PROPERTY(int restoredTokens READ restoredTokens NOTIFY generationChanged)
     Q_PROPERTY(int generatedTokens READ generatedTokens NOTIFY generationChanged)
     Q_PROPERTY(QVariantList decodeSeries READ decodeSeries NOTIFY generationChanged)
     Q_PROPERTY(int updates READ updates NOTIFY generationChanged)
@@ -52,10 +53,12 @@ public:
     int prefilledTokens() const { return shown().stats.prefilled_tokens; }
     // Prefilled tokens that were neither this message nor lost to eviction: history the cache
     // never held, mostly the previous answer's last token and end-of-turn marker (only run with the
-    // next message), or a whole history restored after a restart or a model change.
+    // next message), or a whole history restored after a restart or a model change (less what a KV
+    // snapshot on disk gave back: restoredTokens).
     int carriedTokens() const;
     int reprefilledTokens() const { return shown().stats.reprefilled_tokens; }
     int sharedTokens() const { return shown().stats.shared_tokens; }
+    int restoredTokens() const { return shown().stats.restored_tokens; }
     int generatedTokens() const { return shown().stats.generated_tokens; }
     QVariantList decodeSeries() const { return shown().series; }
     int updates() const { return shown().updates; }

@@ -34,6 +34,16 @@ void InferenceWorker::loadModel(const QString& path, const QString& tokenizer, i
     publishAll();  // every cache went with the old model
 }
 
+void InferenceWorker::setSnapshots(const QString& folder, qint64 budgetBytes) {
+    SnapshotSettings settings;
+    if (budgetBytes > 0) {
+        settings.folder = folder.toStdString();
+        settings.budget_bytes = budgetBytes;
+        settings.on_log = [](const std::string& line) { qInfo("%s", line.c_str()); };
+    }
+    report(QString(), engine_.set_snapshots(settings));
+}
+
 ConversationId InferenceWorker::ensure(const QString& key) {
     Entry& entry = conversations_[key];
     if (entry.id >= 0)
@@ -106,6 +116,9 @@ void InferenceWorker::run(const QString& key, const Generation& generation) {
         emit tokenGenerated(key, QString::fromStdString(pending), result.stats);
     emit generationFinished(key, result, stats_of(key).n_turns);
     publishAll();
+    // The conversation is idle: its new full blocks go to disk (this also runs for the answer a
+    // quit stops, before the thread ends).
+    report(key, engine_.save_snapshot(id));
 }
 
 void InferenceWorker::resetConversation(const QString& key) {

@@ -25,6 +25,9 @@ public:
 
 public slots:
     void loadModel(const QString& path, const QString& tokenizer, int threads, qint64 kvCacheBytes);
+    // Keeps conversations' KV caches under folder, within budgetBytes (0: off); see
+    // llamadesk::SnapshotSettings. What is restored or ignored goes to the log.
+    void setSnapshots(const QString& folder, qint64 budgetBytes);
     // Gives the engine a conversation's turns after a restart; nothing is computed until it is used.
     void restoreConversation(const QString& key, const std::vector<llamadesk::ChatTurn>& turns,
                              const QString& systemPrompt, llamadesk::ChatFormat format);

@@ -1,6 +1,6 @@
 // The current conversation's KV cache: element type, device, sizes, one line per layer
 // (blocks x block size x kv heads x head dim) and the block table in position order, shared
-// blocks (a prefix other conversations hold too) marked.
+// blocks (a prefix other conversations hold too) outlined and blocks read back from disk tinted.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -70,9 +70,11 @@ Pane {
             visible: panel.inspector.blocks > 0
             Layout.fillWidth: true
             wrapMode: Text.Wrap
-            text: panel.inspector.sharedBlocks > 0
-                  ? qsTr("Block table · %n shared with other conversations (outlined)", "", panel.inspector.sharedBlocks)
-                  : qsTr("Block table")
+            text: qsTr("Block table")
+                  + (panel.inspector.sharedBlocks > 0
+                     ? qsTr(" · %n shared with other conversations (outlined)", "", panel.inspector.sharedBlocks) : "")
+                  + (panel.inspector.restoredBlocks > 0
+                     ? qsTr(" · %n restored from disk (tinted)", "", panel.inspector.restoredBlocks) : "")
             font.pixelSize: 12
             color: Theme.text
         }
@@ -87,11 +89,13 @@ Pane {
                     width: 30
                     height: 20
                     radius: 3
-                    color: Theme.codeBackground
+                    color: modelData.restored ? Qt.tint(Theme.codeBackground, Theme.restoredTint) : Theme.codeBackground
                     border.color: shared ? Theme.accent : Theme.border
                     border.width: shared ? 2 : 1
-                    ToolTip.visible: shared && hover.hovered
-                    ToolTip.text: qsTr("block %1, held by %2 conversations").arg(modelData.block).arg(modelData.users)
+                    ToolTip.visible: (shared || modelData.restored) && hover.hovered
+                    ToolTip.text: qsTr("block %1").arg(modelData.block)
+                                  + (shared ? qsTr(", held by %1 conversations").arg(modelData.users) : "")
+                                  + (modelData.restored ? qsTr(", restored from disk") : "")
                     HoverHandler { id: hover }
                     Label {
                         anchors.centerIn: parent

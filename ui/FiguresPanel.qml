@@ -68,6 +68,8 @@ Pane {
                           ? qsTr(" + %1 evicted").arg(panel.figures.reprefilledTokens) : "")
                        + (panel.figures.sharedTokens > 0
                           ? qsTr(" − %1 shared with other conversations").arg(panel.figures.sharedTokens) : "")
+                       + (panel.figures.restoredTokens > 0
+                          ? qsTr(" · %1 of the history read back from disk, not computed").arg(panel.figures.restoredTokens) : "")
                 value: panel.figures.hasAnswer ? panel.figures.prefilledTokens : "—"
             }
             Figure {

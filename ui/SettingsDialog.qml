@@ -114,9 +114,15 @@ Dialog {
             value: dialog.appSettings.kvCacheMiB
             onModified: (v) => dialog.appSettings.kvCacheMiB = v
         }
+        SpinRow {
+            label: qsTr("Cache on disk MiB (0: off)"); from: 0; to: 1048576
+            value: dialog.appSettings.kvSnapshotMiB
+            onModified: (v) => dialog.appSettings.kvSnapshotMiB = v
+        }
         RowLayout {
             Label {
-                text: qsTr("Threads and cache size apply when the model is loaded.")
+                text: qsTr("Threads and cache size apply when the model is loaded. The cache on disk lets a "
+                           + "conversation go on after a restart without computing its history again.")
                 color: Theme.muted
                 wrapMode: Text.Wrap
                 Layout.fillWidth: true

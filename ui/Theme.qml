@@ -20,6 +20,7 @@ QtObject {
     readonly property color dangerBackground: "#fdecec"
     readonly property color good: "#2f9e6b"
     readonly property color codeBackground: "#f0f2f6"
+    readonly property color restoredTint: "#552f9e6b"  // blocks read back from disk, over codeBackground
     readonly property int radius: 10
     readonly property int spacing: 12
     readonly property string monospace: "monospace"

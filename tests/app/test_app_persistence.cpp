@@ -219,6 +219,45 @@ private slots:
         QCOMPARE(done->n_turns, 2);
         QVERIFY(done->result.stats.prefilled_tokens > done->result.stats.prompt_tokens);
     }
+    // The conversation's cache goes to disk when it goes idle; after a restart its follow-up reads
+    // the history's blocks back instead of prefilling them, and the figures and the inspector say
+    // so. With the disk budget at 0 nothing is kept.
+    void restartReadsTheCacheBackFromDisk() {
+        QTemporaryDir dir;
+        const QString model = dir.filePath("synthetic-260K.gguf");
+        llamadesk::write_gguf(llamadesk::make_synthetic_checkpoint(llamadesk::synthetic_config("260K"),
+                                                                   llamadesk::DType::F32, 3),
+                              model.toStdString());
+        {
+            AppFixture f(dir.path());
+            f.app->start(QString());
+            QVERIFY(f.load(model));
+            f.app->chat()->settings()->setMaxNewTokens(40);
+            QVERIFY(f.sendAndWait("Tell me a story about the cache."));
+            QVERIFY(f.sendAndWait("And what did the blocks do?"));
+        }
+        QVERIFY(!QDir(dir.filePath("data/kv-snapshots")).isEmpty());
+        {
+            AppFixture f(dir.path());
+            f.app->start(QString());
+            QVERIFY(f.load(model));
+            const AppFixture::Finished* done = f.sendAndWait("And then?");
+            QVERIFY(done && done->result.status.ok());
+            const llamadesk::GenerationStats& s = done->result.stats;
+            QVERIFY2(s.restored_tokens >= 64, qPrintable(QString::number(s.restored_tokens)));
+            QVERIFY(s.prefilled_tokens < s.prompt_tokens + 16 + 2);  // the partial last block, the uncomputed tail
+            QCOMPARE(f.app->figures()->restoredTokens(), s.restored_tokens);
+            QVERIFY(wait_until([&] { return f.app->inspector()->restoredBlocks() * 16 == s.restored_tokens; }, 5000));
+            f.app->settings()->setKvSnapshotMiB(0);
+        }
+        AppFixture f(dir.path());
+        f.app->start(QString());
+        QVERIFY(f.load(model));
+        const AppFixture::Finished* done = f.sendAndWait("And then?");
+        QVERIFY(done && done->result.status.ok());
+        QCOMPARE(done->result.stats.restored_tokens, 0);
+    }
+
     // kill -9 during an answer: after a restart the partial answer is there, marked interrupted,
     // and can be continued or retried.
     void killedDuringAnAnswerKeepsItAsInterrupted() {

@@ -265,6 +265,43 @@ private slots:
         QCOMPARE(run.tokens, follow_up_);
     }
 
+    // A conversation evicted from a full pool reads its blocks back from disk rather than computing
+    // them again, and answers as it would have without the eviction.
+    void an_evicted_conversation_reads_its_blocks_back() {
+        const QString folder = dir_.filePath("evicted");
+        const std::string a_text = "the first conversation has a story to tell about blocks";
+        const std::string b_text = "a second conversation with a story of its own, long enough to need the room";
+        Engine roomy;
+        LLAMADESK_VERIFY_OK(roomy.load(load_params(model_)));
+        const ConversationId ra = roomy.create_conversation(), rb = roomy.create_conversation();
+        LLAMADESK_VERIFY_OK(roomy.generate(ra, a_text, greedy(20)).status);
+        LLAMADESK_VERIFY_OK(roomy.generate(rb, b_text, greedy(20)).status);
+        const GenerationResult expected = roomy.generate(ra, kFollowUp, greedy(12));
+        ConversationStats a, b;
+        LLAMADESK_VERIFY_OK(roomy.conversation_stats(ra, &a));
+        LLAMADESK_VERIFY_OK(roomy.conversation_stats(rb, &b));
+        CacheLayout layout;
+        LLAMADESK_VERIFY_OK(roomy.cache_layout(ra, &layout));
+
+        Engine tight;  // room for the larger conversation alone
+        LLAMADESK_VERIFY_OK(tight.load(load_params(model_, std::max(a.cache_blocks, b.cache_blocks) * layout.bytes_per_block)));
+        LLAMADESK_VERIFY_OK(tight.set_snapshots(settings(folder)));
+        const ConversationId ta = tight.create_conversation(), tb = tight.create_conversation();
+        LLAMADESK_VERIFY_OK(tight.generate(ta, a_text, greedy(20)).status);
+        LLAMADESK_VERIFY_OK(tight.save_snapshot(ta));
+        ConversationStats before;
+        LLAMADESK_VERIFY_OK(tight.conversation_stats(ta, &before));
+        LLAMADESK_VERIFY_OK(tight.generate(tb, b_text, greedy(20)).status);
+        QCOMPARE(tight.pool_stats().evictions, int64_t(1));
+        const GenerationResult again = tight.generate(ta, kFollowUp, greedy(12));
+        LLAMADESK_VERIFY_OK(again.status);
+        QCOMPARE(again.tokens, expected.tokens);
+        QVERIFY(again.stats.restored_tokens >= 32);
+        // What the eviction took is read back, but for the last partial block, which is computed.
+        QCOMPARE(again.stats.reprefilled_tokens + again.stats.restored_tokens, before.cached_tokens);
+        QCOMPARE(again.stats.restored_tokens, before.cached_tokens / 16 * 16);
+    }
+
     void a_budget_must_be_positive() {
         Engine e;
         SnapshotSettings s = settings(dir_.filePath("none"), 0);
