@@ -33,6 +33,28 @@ void AppSettings::setKvSnapshotMiB(int mib) {
     emit changed();
 }
 
+QString AppSettings::kvCacheType() const {
+    const QString name = settings_->value("app/kvCacheType").toString();
+    llamadesk::KvCacheType type = llamadesk::KvCacheType::F16;
+    llamadesk::parse_kv_cache_type(name.toStdString(), &type);  // unknown or unset: f16
+    return QString::fromLatin1(llamadesk::kv_cache_type_name(type));
+}
+
+void AppSettings::setKvCacheType(const QString& name) {
+    llamadesk::KvCacheType type;
+    if (!llamadesk::parse_kv_cache_type(name.toStdString(), &type))
+        return;
+    settings_->setValue("app/kvCacheType", name);
+    emit changed();
+}
+
+QStringList AppSettings::kvCacheTypes() {
+    QStringList names;
+    for (llamadesk::KvCacheType type : llamadesk::kKvCacheTypes)
+        names << QString::fromLatin1(llamadesk::kv_cache_type_name(type));
+    return names;
+}
+
 QString AppSettings::lastModel() const { return settings_->value("app/lastModel").toString(); }
 
 QString AppSettings::lastTokenizer() const { return tokenizerFor(lastModel()); }

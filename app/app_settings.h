@@ -1,4 +1,4 @@
-// Application-wide settings, kept with QSettings: CPU threads, KV cache budget, the disk budget of
+// Application-wide settings, kept with QSettings: CPU threads, KV cache budget and type, the disk budget of
 // KV snapshots, the last model and the recent checkpoints, the folder the open dialogs start in,
 // and the window's geometry. Changes to threads and cache budget apply at the next load; the
 // snapshot budget at once.
@@ -12,6 +12,8 @@
 #include <QtQml/qqmlregistration.h>
 #include <memory>
 
+#include "llamadesk/engine.h"
+
 class AppSettings : public QObject {
     Q_OBJECT
     QML_ELEMENT
@@ -19,6 +21,8 @@ class AppSettings : public QObject {
     Q_PROPERTY(int threads READ threads WRITE setThreads NOTIFY changed)
     Q_PROPERTY(int kvCacheMiB READ kvCacheMiB WRITE setKvCacheMiB NOTIFY changed)
     Q_PROPERTY(int kvSnapshotMiB READ kvSnapshotMiB WRITE setKvSnapshotMiB NOTIFY changed)
+    Q_PROPERTY(QString kvCacheType READ kvCacheType WRITE setKvCacheType NOTIFY changed)
+    Q_PROPERTY(QStringList kvCacheTypes READ kvCacheTypes CONSTANT)
     Q_PROPERTY(QStringList recentCheckpoints READ recentCheckpoints NOTIFY changed)
     Q_PROPERTY(QUrl lastFolder READ lastFolder NOTIFY changed)
     Q_PROPERTY(QRect windowGeometry READ windowGeometry WRITE setWindowGeometry NOTIFY changed)
@@ -34,6 +38,9 @@ public:
     void setKvCacheMiB(int mib);
     int kvSnapshotMiB() const;      // disk kept for conversations' KV caches between runs; 0: off
     void setKvSnapshotMiB(int mib);
+    QString kvCacheType() const;    // the KV cache's element type by its engine name, "f16" by default
+    void setKvCacheType(const QString& name);  // a name the engine does not know is ignored
+    static QStringList kvCacheTypes();
     QString lastModel() const;
     QString lastTokenizer() const;
     QStringList recentCheckpoints() const;

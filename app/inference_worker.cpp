@@ -8,12 +8,13 @@ InferenceWorker::InferenceWorker(const std::atomic<bool>* cancel, QObject* paren
 InferenceWorker::~InferenceWorker() = default;
 
 void InferenceWorker::loadModel(const QString& path, const QString& tokenizer, int threads,
-                                qint64 kvCacheBytes) {
+                                qint64 kvCacheBytes, const QString& kvCacheType) {
     LoadParams params;
     params.model_path = path.toStdString();
     params.tokenizer_path = tokenizer.toStdString();
     params.n_threads = threads;
     params.kv_cache_bytes = kvCacheBytes;
+    parse_kv_cache_type(kvCacheType.toStdString(), &params.kv_cache_type);
     // Progress is thinned out so a fast reader cannot flood the GUI thread's event queue.
     QElapsedTimer since_emit;
     since_emit.start();

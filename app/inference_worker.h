@@ -24,7 +24,9 @@ public:
     ~InferenceWorker() override;
 
 public slots:
-    void loadModel(const QString& path, const QString& tokenizer, int threads, qint64 kvCacheBytes);
+    // kvCacheType: a name AppSettings::kvCacheTypes() lists.
+    void loadModel(const QString& path, const QString& tokenizer, int threads, qint64 kvCacheBytes,
+                   const QString& kvCacheType);
     // Keeps conversations' KV caches under folder, within budgetBytes (0: off); see
     // llamadesk::SnapshotSettings. What is restored or ignored goes to the log.
     void setSnapshots(const QString& folder, qint64 budgetBytes);

@@ -1,4 +1,5 @@
-// Settings: this conversation's system prompt and sampling; app-wide threads and KV budget.
+// Settings: this conversation's system prompt and sampling; app-wide threads, KV cache budget and
+// type, and the disk kept for caches between runs.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -114,6 +115,17 @@ Dialog {
             value: dialog.appSettings.kvCacheMiB
             onModified: (v) => dialog.appSettings.kvCacheMiB = v
         }
+        RowLayout {
+            Layout.fillWidth: true
+            Label { text: qsTr("KV cache type"); Layout.preferredWidth: 150 }
+            ComboBox {
+                objectName: "kvCacheTypeSelector"
+                model: dialog.appSettings.kvCacheTypes
+                currentIndex: dialog.appSettings.kvCacheTypes.indexOf(dialog.appSettings.kvCacheType)
+                Layout.fillWidth: true
+                onActivated: dialog.appSettings.kvCacheType = currentText
+            }
+        }
         SpinRow {
             label: qsTr("Cache on disk MiB (0: off)"); from: 0; to: 1048576
             value: dialog.appSettings.kvSnapshotMiB
@@ -121,7 +133,8 @@ Dialog {
         }
         RowLayout {
             Label {
-                text: qsTr("Threads and cache size apply when the model is loaded. The cache on disk lets a "
+                text: qsTr("Threads and the cache's size and type apply when the model is loaded (q8_0 takes "
+                           + "half the memory of f16; CPU only). The cache on disk lets a "
                            + "conversation go on after a restart without computing its history again.")
                 color: Theme.muted
                 wrapMode: Text.Wrap

@@ -40,10 +40,10 @@ inline int parse_int(const std::string& option, const std::string& value) {
 }
 
 inline KvCacheType parse_kv_type(const std::string& option, const std::string& value) {
-    if (value == "f16") return KvCacheType::F16;
-    if (value == "f32") return KvCacheType::F32;
-    if (value == "q8_0") return KvCacheType::Q8_0;
-    fail(ErrorCode::InvalidArgument, option + " expects f16, f32 or q8_0, not '" + value + "'");
+    KvCacheType type;
+    if (!parse_kv_cache_type(value, &type))
+        fail(ErrorCode::InvalidArgument, option + " expects f16, f32 or q8_0, not '" + value + "'");
+    return type;
 }
 
 inline WeightMix parse_mix(const std::string& value) {

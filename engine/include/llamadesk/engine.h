@@ -44,6 +44,11 @@ enum class BackendKind { Auto, Cpu, Cuda };
 // llama.cpp's default does; F32 is exact against an f32 reference, at twice the memory; Q8_0
 // (blocks of 32 int8 with an f16 scale, CPU only, head_dim a multiple of 32) is about half of F16.
 enum class KvCacheType { F16, F32, Q8_0 };
+constexpr KvCacheType kKvCacheTypes[] = {KvCacheType::F16, KvCacheType::F32, KvCacheType::Q8_0};
+// "f16", "f32", "q8_0": how the CLI, the bench, the window's settings and the inspector name them.
+const char* kv_cache_type_name(KvCacheType type);
+// False, leaving *out alone, when name is none of those.
+bool parse_kv_cache_type(const std::string& name, KvCacheType* out);
 
 struct LoadParams {
     std::string model_path;      // a checkpoint file, or a folder holding one

@@ -1,8 +1,10 @@
 // The public boundary: every method catches what the engine throws and returns a Status.
 #include "llamadesk/engine.h"
 
+#include "backends/backend.h"
 #include "core/exception_status.h"
 #include "engine/engine_impl.h"
+#include "model/weight_types.h"
 
 namespace llamadesk {
 
@@ -143,6 +145,17 @@ const char* error_code_name(ErrorCode code) {
     case ErrorCode::Internal: return "Internal";
     }
     return "Unknown";
+}
+
+const char* kv_cache_type_name(KvCacheType type) { return dtype_name(kv_dtype_of(type)); }
+
+bool parse_kv_cache_type(const std::string& name, KvCacheType* out) {
+    for (KvCacheType type : kKvCacheTypes)
+        if (name == kv_cache_type_name(type)) {
+            *out = type;
+            return true;
+        }
+    return false;
 }
 
 const char* stop_reason_name(StopReason reason) {

@@ -132,8 +132,7 @@ int main(int argc, char** argv) {
             without.push_back(last_without.ttft_ms);
         }
         const int64_t bytes = SnapshotStore::bytes_on_disk(folder);
-        std::printf("model          %s (%s cache)\n", load.model_path.c_str(),
-                    load.kv_cache_type == KvCacheType::F16 ? "f16" : load.kv_cache_type == KvCacheType::F32 ? "f32" : "q8_0");
+        std::printf("model          %s (%s cache)\n", load.model_path.c_str(), kv_cache_type_name(load.kv_cache_type));
         std::printf("history        %d tokens in %zu turns; saved in %.1f ms, %.1f MB on disk\n", history_tokens,
                     turns.size(), save_ms, double(bytes) / 1e6);
         std::printf("follow-up before the restart, time to first token: %.1f ms\n", ttft_before);
