@@ -164,6 +164,15 @@ struct GenerationResult {
 // A piece of answer text (whole UTF-8 characters only; may be empty) and the figures so far.
 using TokenCallback = std::function<void(const std::string& piece, const GenerationStats& stats)>;
 
+// One answer of Engine::generate_batch(): what generate() takes, for one conversation.
+struct BatchRequest {
+    int64_t conversation = 0;  // a ConversationId
+    std::string user_text;
+    GenerateParams params;
+    TokenCallback on_token;                     // this answer's pieces
+    const std::atomic<bool>* cancel = nullptr;  // stops this answer only
+};
+
 // One chat turn, for restoring a conversation whose cache is gone (after a restart).
 struct ChatTurn {
     std::string user;
@@ -253,6 +262,16 @@ public:
     GenerationResult generate(ConversationId id, const std::string& user_text,
                               const GenerateParams& params, const TokenCallback& on_token = {},
                               const std::atomic<bool>* cancel = nullptr);
+
+    // Answers several conversations at once, each as generate() would: the prompts are prefilled
+    // one after another, then every decode step runs one token of each unfinished answer through
+    // the model together (the weights are read once per step for all of them, and each answer
+    // attends over its own blocks). Making room for one answer never evicts another of the batch.
+    // Results come in request order; an answer that cannot start (its turn does not fit, its
+    // sampling values are out of range, the pool is too small) has its own status and changes
+    // nothing, and the others go on. InvalidArgument for every answer when a conversation appears
+    // twice.
+    std::vector<GenerationResult> generate_batch(const std::vector<BatchRequest>& requests);
 
     // Goes on with the last turn's answer (cut short, or restored from disk) as if it had never
     // stopped; result.text is only the new text. Fails with InvalidArgument when there is no turn.

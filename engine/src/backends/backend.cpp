@@ -98,6 +98,20 @@ void Backend::forward(std::span<const int32_t> tokens, int start_pos, BlockTable
     }
 }
 
+void Backend::decode_batch(std::span<const BatchToken> batch, float* logits) {
+    if (!logits) fail(ErrorCode::InvalidArgument, "decode_batch called without a logits buffer");
+    for (const BatchToken& t : batch) check_call(std::span<const int32_t>(&t.token, 1), t.pos, t.table);
+    const size_t chunk = size_t(chunk_tokens_), vocab = size_t(config_.vocab_size);
+    for (size_t begin = 0; begin < batch.size(); begin += chunk)
+        decode_batch_chunk(batch.subspan(begin, std::min(chunk, batch.size() - begin)), logits + begin * vocab);
+}
+
+void Backend::decode_batch_chunk(std::span<const BatchToken> batch, float* logits) {
+    for (size_t i = 0; i < batch.size(); ++i)
+        forward_chunk(std::span<const int32_t>(&batch[i].token, 1), batch[i].pos, batch[i].table,
+                      logits + i * size_t(config_.vocab_size), false);
+}
+
 int32_t Backend::decode_and_sample(int32_t token, int pos, BlockTableView table, Sampler& sampler,
                                    std::span<const int32_t> recent_tokens) {
     decode_logits_.resize(size_t(sampler.vocab_size()));

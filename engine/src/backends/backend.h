@@ -20,6 +20,13 @@ namespace llamadesk {
 
 class Sampler;
 
+// One token of one sequence in a batched decode step: its position and its own block table.
+struct BatchToken {
+    int32_t token;
+    int pos;
+    BlockTableView table;
+};
+
 // The contract is enforced here once: forward() validates a call and splits it into chunks of
 // the backend's own size, so a backend implements only the per-chunk pass and never re-checks.
 class Backend {
@@ -57,6 +64,12 @@ public:
     virtual int32_t decode_and_sample(int32_t token, int pos, BlockTableView table, Sampler& sampler,
                                       std::span<const int32_t> recent_tokens);
 
+    // One token of each of several sequences in one pass, as Meta's model.py decodes a batch: every
+    // product reads the weights once for all of them, and each token writes its keys and values
+    // through its own block table and attends over its own prefix. logits receives one row
+    // (vocab_size floats) per token, in order. Every token is checked as forward() checks one.
+    void decode_batch(std::span<const BatchToken> batch, float* logits);
+
     // Tokens one forward_chunk() call takes at most: the size of the backend's activation buffers.
     int chunk_tokens() const { return chunk_tokens_; }
 
@@ -87,6 +100,9 @@ protected:
     // all_logits.
     virtual void forward_chunk(std::span<const int32_t> tokens, int start_pos, BlockTableView table,
                                float* logits, bool all_logits) = 0;
+    // At most chunk_tokens() checked tokens of decode_batch(). The default runs them one after
+    // another through forward_chunk(), reading the weights once per token.
+    virtual void decode_batch_chunk(std::span<const BatchToken> batch, float* logits);
     // Copies of one checked block, kv_bytes_per_block(kv_layout()) bytes.
     virtual void copy_kv_block_out(int32_t block, std::byte* out) const = 0;
     virtual void copy_kv_block_in(int32_t block, const std::byte* in) = 0;

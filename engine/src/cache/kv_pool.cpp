@@ -44,24 +44,40 @@ int KvPool::share_prefix(ConversationId id, std::span<const int32_t> tokens, int
     return seq ? seq->n_cached : 0;
 }
 
-std::vector<Eviction> KvPool::reserve(ConversationId id, int n_tokens) {
+int KvPool::evictable_blocks(ConversationId id, std::span<const ConversationId> keep) const {
+    std::vector<int> left = users_;  // users that would remain, per block
+    int freed = 0;
+    for (const auto& [other, seq] : sequences_) {
+        if (other == id || std::find(keep.begin(), keep.end(), other) != keep.end()) continue;
+        for (int32_t block : seq.block_table)
+            if (--left[size_t(block)] == 0) ++freed;
+    }
+    return freed;
+}
+
+std::vector<Eviction> KvPool::reserve(ConversationId id, int n_tokens, std::span<const ConversationId> keep) {
     if (n_tokens < 0) fail(ErrorCode::Internal, "KV pool: cannot reserve " + std::to_string(n_tokens) + " positions");
     const int have = int(block_table(id).size());
     const int needed = blocks_for(n_tokens) - have;
-    // Evicting every other conversation frees every block but id's own (shared ones included).
-    if (needed > allocator_.n_free() + (allocator_.n_used() - have)) {
+    auto kept = [&](ConversationId other) { return std::find(keep.begin(), keep.end(), other) != keep.end(); };
+    if (needed > allocator_.n_free() && needed > allocator_.n_free() + evictable_blocks(id, keep)) {
         fail(ErrorCode::OutOfMemory,
              "the KV cache is too small: this conversation needs " + std::to_string(n_tokens) +
                  " tokens (" + std::to_string(blocks_for(n_tokens)) + " blocks of " +
                  std::to_string(layout_.block_size) + ") but the pool has " +
-                 std::to_string(allocator_.n_total()) + " blocks in all; raise the KV cache budget");
+                 std::to_string(allocator_.n_total()) + " blocks in all" +
+                 (keep.empty() ? std::string()
+                               : " and the " + std::to_string(keep.size()) +
+                                     " other conversations answering at the same time hold some") +
+                 "; raise the KV cache budget");
     }
 
     std::vector<Eviction> evicted;
     while (allocator_.n_free() < needed) {
         auto victim = sequences_.end();
         for (auto it = sequences_.begin(); it != sequences_.end(); ++it)
-            if (it->first != id && (victim == sequences_.end() || it->second.last_used < victim->second.last_used))
+            if (it->first != id && !kept(it->first) &&
+                (victim == sequences_.end() || it->second.last_used < victim->second.last_used))
                 victim = it;
         // Found: the check above counted enough blocks held by others.
         evicted.push_back({victim->first, victim->second.n_cached});
@@ -76,7 +92,8 @@ std::vector<Eviction> KvPool::reserve(ConversationId id, int n_tokens) {
     return evicted;
 }
 
-int KvPool::prepare_write(ConversationId id, int start, int end, std::vector<Eviction>* evicted) {
+int KvPool::prepare_write(ConversationId id, int start, int end, std::vector<Eviction>* evicted,
+                          std::span<const ConversationId> keep) {
     auto it = sequences_.find(id);
     const int b = start / layout_.block_size;
     if (it == sequences_.end() || b >= int(it->second.block_table.size())) return start;
@@ -91,7 +108,7 @@ int KvPool::prepare_write(ConversationId id, int start, int end, std::vector<Evi
     // Shared: given up, and a fresh block reserved in its place, computed from where it began.
     const int block_start = b * layout_.block_size;
     truncate(id, block_start);
-    *evicted = reserve(id, end);
+    *evicted = reserve(id, end, keep);
     return block_start;
 }
 

@@ -52,15 +52,17 @@ public:
     int share_prefix(ConversationId id, std::span<const int32_t> tokens, int limit);
     // Makes id the most recently used and grows its block table to cover n_tokens positions. When
     // the pool is short, the least recently used other conversations lose all their blocks (a
-    // block is freed when its last user lets go); they are returned, in the order evicted. Throws
+    // block is freed when its last user lets go); they are returned, in the order evicted. The
+    // conversations in `keep` (others answering in the same batch) are never evicted. Throws
     // EngineError(OutOfMemory), evicting nothing, when even evicting every other conversation
     // would not make room.
-    std::vector<Eviction> reserve(ConversationId id, int n_tokens);
+    std::vector<Eviction> reserve(ConversationId id, int n_tokens, std::span<const ConversationId> keep = {});
     // Before a forward pass writes positions [start, end): if start falls in a registered block
     // only id holds, the block is unregistered; if in a shared one, id gives it up for a fresh
     // block (reserved as reserve() does, evictions in *evicted) and its cache ends where the block
     // began. Returns the position to compute from: start, or that block's first position.
-    int prepare_write(ConversationId id, int start, int end, std::vector<Eviction>* evicted);
+    int prepare_write(ConversationId id, int start, int end, std::vector<Eviction>* evicted,
+                      std::span<const ConversationId> keep = {});
     // Positions [0, n_tokens) of id now hold the keys and values of tokens[0, n_tokens); its full
     // blocks are registered for sharing. Precondition: reserved, and n_tokens <= tokens.size().
     void set_cached(ConversationId id, int n_tokens, std::span<const int32_t> tokens);
@@ -99,6 +101,8 @@ private:
     };
 
     const Sequence* find(ConversationId id) const;
+    // Blocks that evicting every conversation but id and those in keep would free.
+    int evictable_blocks(ConversationId id, std::span<const ConversationId> keep) const;
     void shrink(Sequence& seq, int n_tokens);
     int32_t take_new_block();
     void let_go(int32_t block);

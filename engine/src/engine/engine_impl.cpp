@@ -1,5 +1,7 @@
 #include "engine/engine_impl.h"
 
+#include <algorithm>
+
 #include "chat/chat_template.h"
 #include "core/error.h"
 #include "engine/generation.h"
@@ -129,6 +131,20 @@ GenerationResult Engine::Impl::generate(ConversationId id, const std::string& us
     retokenize_if_stale(conv);
     return generate_answer(m, conv, [this](const auto& evicted) { note_evictions(evicted); }, user_text, params,
                            on_token, cancel);
+}
+
+std::vector<GenerationResult> Engine::Impl::generate_batch(const std::vector<BatchRequest>& requests) {
+    LoadedModel& m = require_model();
+    std::vector<Conversation*> convs;
+    for (const BatchRequest& r : requests) {
+        Conversation& conv = find(r.conversation);
+        if (std::find(convs.begin(), convs.end(), &conv) != convs.end())
+            fail(ErrorCode::InvalidArgument, "conversation " + std::to_string(r.conversation) +
+                                                 " appears twice in one batch; it can give one answer at a time");
+        retokenize_if_stale(conv);
+        convs.push_back(&conv);
+    }
+    return generate_answers(m, convs, [this](const auto& evicted) { note_evictions(evicted); }, requests);
 }
 
 GenerationResult Engine::Impl::continue_answer(ConversationId id, const GenerateParams& params,

@@ -1,7 +1,10 @@
 #include "engine/generation.h"
 
 #include <algorithm>
+#include <memory>
+#include <optional>
 #include <span>
+#include <utility>
 
 #include "chat/chat_template.h"
 #include "core/error.h"
@@ -17,36 +20,101 @@ namespace {
 
 class AnswerGenerator {
 public:
+    // keep: the other conversations of a batch, whose blocks making room must not take.
     AnswerGenerator(LoadedModel& m, Conversation& conv, const EvictionHandler& on_evicted,
                     const GenerateParams& params, const TokenCallback& on_token,
-                    const std::atomic<bool>* cancel)
+                    const std::atomic<bool>* cancel, std::span<const ConversationId> keep = {})
         : m_(m), conv_(conv), on_evicted_(on_evicted), params_(params), on_token_(on_token),
-          cancel_(cancel), sampler_(m.vocab_size(), params.sampling), stops_(params.stop_strings) {}
+          cancel_(cancel), keep_(keep), sampler_(m.vocab_size(), params.sampling), stops_(params.stop_strings) {}
 
-    GenerationResult run(const std::string& user_text) {
-        begin_turn(user_text);
-        return answer([this] { undo_turn(); });
-    }
+    GenerationResult run(const std::string& user_text) { return decode_all(start(user_text)); }
 
     GenerationResult resume() {
         reopen_turn();
-        return answer([this] { close_turn(); });
+        return decode_all(prefill([this] { close_turn(); }));
+    }
+
+    // Adds the user turn and prefills it; returns the first answer token, not yet in the history.
+    // Throws, leaving the conversation as it was, when nothing can be answered.
+    int32_t start(const std::string& user_text) {
+        begin_turn(user_text);
+        return prefill([this] { undo_turn(); });
+    }
+
+    // One decode step, in two halves. accept() takes the token sampled last into the answer and
+    // says whether it goes on; if so, the token runs through the model at pos() (alone or in a
+    // batch) and sample() picks the next one from its logits.
+    bool accept(int32_t token) {
+        if (!text_) text_.emplace(*m_.tokenizer, conv_.history.back());
+        // BOS ends an answer too: llama2.c's stories models separate stories with it.
+        if (token == m_.tokenizer->eos_id() || token == m_.tokenizer->bos_id()) {
+            result_.stop_reason = StopReason::Eos;
+            return false;
+        }
+        conv_.history.push_back(token);
+        result_.tokens.push_back(token);
+        ++result_.stats.generated_tokens;
+        emit(stops_.push(text_->push(token)));
+        if (stops_.stopped()) {
+            result_.stop_reason = StopReason::StopString;
+            return false;
+        }
+        if (params_.max_new_tokens > 0 && result_.stats.generated_tokens >= params_.max_new_tokens) {
+            result_.stop_reason = StopReason::MaxTokens;
+            return false;
+        }
+        if (cancel_ && cancel_->load(std::memory_order_relaxed)) {
+            result_.stop_reason = StopReason::Cancelled;
+            return false;
+        }
+        if (pos() + 1 >= m_.context_length()) {
+            result_.stop_reason = StopReason::ContextFull;
+            return false;
+        }
+        reserve(pos() + 1);
+        return true;
+    }
+    int pos() const { return int(conv_.history.size()) - 1; }
+    int32_t sample(float* logits) {  // the sampler works in place
+        const int32_t token = sampler_.sample(logits, recent());
+        m_.pool->set_cached(conv_.id, pos() + 1, conv_.history);
+        return token;
+    }
+    // The answer stops here on the exception being handled; what was generated stays.
+    void fail_now() {
+        result_.status = status_from_current_exception();
+        result_.stop_reason = StopReason::Error;
+    }
+    // Closes the answer: the text held back for stop strings, the turn's end, the figures.
+    GenerationResult finish() {
+        if (text_ && !stops_.stopped()) emit(stops_.push(text_->flush()) + stops_.flush(), /*force=*/false);
+        finish_turn();
+        return std::move(result_);
     }
 
 private:
     // undo leaves the conversation as it was when nothing could be answered.
     template <class Undo>
-    GenerationResult answer(Undo&& undo) {
-        int32_t first = 0;
+    int32_t prefill(Undo&& undo) {
         try {
-            first = prefill_and_sample();
+            return prefill_and_sample();
         } catch (...) {
             undo();
             throw;
         }
-        decode_from(first);
-        finish_turn();
-        return std::move(result_);
+    }
+
+    GenerationResult decode_all(int32_t token) {
+        try {
+            while (accept(token)) {
+                const int p = pos();
+                token = m_.backend->decode_and_sample(token, p, m_.pool->table(conv_.id), sampler_, recent());
+                m_.pool->set_cached(conv_.id, p + 1, conv_.history);
+            }
+        } catch (...) {
+            fail_now();
+        }
+        return finish();
     }
 
     // Renders the turn and makes room for it; nothing changes unless it fits.
@@ -126,7 +194,8 @@ private:
         GenerationStats& s = result_.stats;
         if (m_.snapshots) s.restored_tokens = restore_from_disk(m_, conv_.id, conv_.history, end - 1, known_end_);
         std::vector<Eviction> evicted;
-        const int start = m_.pool->prepare_write(conv_.id, std::min(m_.pool->n_cached(conv_.id), end - 1), end, &evicted);
+        const int start =
+            m_.pool->prepare_write(conv_.id, std::min(m_.pool->n_cached(conv_.id), end - 1), end, &evicted, keep_);
         if (!evicted.empty()) on_evicted_(evicted);
         s.prefilled_tokens = end - start;
         s.reprefilled_tokens = std::max(0, std::min(conv_.evicted_tokens, end) - start);
@@ -145,41 +214,6 @@ private:
         s.time_to_first_token_ms = call_clock_.elapsed_ms();
         decode_clock_.restart();
         return token;
-    }
-
-    // `token` has been sampled but is not yet in the history.
-    void decode_from(int32_t token) {
-        StreamDecoder text(*m_.tokenizer, conv_.history.back());
-        // BOS ends an answer too: llama2.c's stories models separate stories with it.
-        const int eos = m_.tokenizer->eos_id(), bos = m_.tokenizer->bos_id();
-        const int max_new = params_.max_new_tokens;
-        try {
-            for (;;) {
-                if (token == eos || token == bos) { result_.stop_reason = StopReason::Eos; break; }
-                conv_.history.push_back(token);
-                result_.tokens.push_back(token);
-                ++result_.stats.generated_tokens;
-                emit(stops_.push(text.push(token)));
-                if (stops_.stopped()) { result_.stop_reason = StopReason::StopString; break; }
-                if (max_new > 0 && result_.stats.generated_tokens >= max_new) {
-                    result_.stop_reason = StopReason::MaxTokens;
-                    break;
-                }
-                if (cancel_ && cancel_->load(std::memory_order_relaxed)) {
-                    result_.stop_reason = StopReason::Cancelled;
-                    break;
-                }
-                const int pos = int(conv_.history.size()) - 1;
-                if (pos + 1 >= m_.context_length()) { result_.stop_reason = StopReason::ContextFull; break; }
-                reserve(pos + 1);
-                token = m_.backend->decode_and_sample(token, pos, m_.pool->table(conv_.id), sampler_, recent());
-                m_.pool->set_cached(conv_.id, pos + 1, conv_.history);
-            }
-            if (!stops_.stopped()) emit(stops_.push(text.flush()) + stops_.flush(), /*force=*/false);
-        } catch (...) {
-            result_.status = status_from_current_exception();
-            result_.stop_reason = StopReason::Error;
-        }
     }
 
     // Closes the answer in the history (EOS for Llama2Chat) so the next turn starts after it;
@@ -213,7 +247,7 @@ private:
     }
 
     void reserve(int n_tokens) {
-        const std::vector<Eviction> evicted = m_.pool->reserve(conv_.id, n_tokens);
+        const std::vector<Eviction> evicted = m_.pool->reserve(conv_.id, n_tokens, keep_);
         if (!evicted.empty()) on_evicted_(evicted);
     }
 
@@ -228,9 +262,11 @@ private:
     const GenerateParams& params_;
     const TokenCallback& on_token_;
     const std::atomic<bool>* cancel_;
+    std::span<const ConversationId> keep_;
     Sampler sampler_;
     StopStringFilter stops_;
     Stopwatch call_clock_, decode_clock_;
+    std::optional<StreamDecoder> text_;  // the answer's text so far, from its first decoded token
     std::string answer_before_;  // resume(): the text the answer had already
     std::vector<int> closing_;   // resume(): the tokens that had closed it
     int known_end_ = 0;          // history positions that existed before this call
@@ -249,6 +285,60 @@ GenerationResult continue_answer(LoadedModel& model, Conversation& conv, const E
                                  const GenerateParams& params, const TokenCallback& on_token,
                                  const std::atomic<bool>* cancel) {
     return AnswerGenerator(model, conv, on_evicted, params, on_token, cancel).resume();
+}
+
+std::vector<GenerationResult> generate_answers(LoadedModel& model, std::span<Conversation* const> convs,
+                                               const EvictionHandler& on_evicted, std::span<const BatchRequest> requests) {
+    const size_t n = requests.size();
+    std::vector<ConversationId> ids;
+    for (const Conversation* conv : convs) ids.push_back(conv->id);
+    std::vector<GenerationResult> results(n);
+    std::vector<std::unique_ptr<AnswerGenerator>> answers(n);  // null: finished
+    std::vector<int32_t> tokens(n);
+    for (size_t i = 0; i < n; ++i) {
+        const BatchRequest& r = requests[i];
+        auto answer = std::make_unique<AnswerGenerator>(model, *convs[i], on_evicted, r.params, r.on_token, r.cancel, ids);
+        try {
+            tokens[i] = answer->start(r.user_text);
+            answers[i] = std::move(answer);
+        } catch (...) {  // nothing changed in this conversation; the others go on
+            results[i].status = status_from_current_exception();
+            results[i].stop_reason =
+                results[i].status.code == ErrorCode::ContextFull ? StopReason::ContextFull : StopReason::Error;
+        }
+    }
+
+    std::vector<float> logits;
+    for (;;) {
+        std::vector<size_t> going;  // answers that run a token this step
+        for (size_t i = 0; i < n; ++i) {
+            if (!answers[i]) continue;
+            bool goes = false;
+            try {
+                goes = answers[i]->accept(tokens[i]);
+            } catch (...) {
+                answers[i]->fail_now();
+            }
+            if (goes) going.push_back(i);
+            else results[i] = std::exchange(answers[i], nullptr)->finish();
+        }
+        if (going.empty()) break;
+        // Tables are read after every accept(): making room for one may have grown another's.
+        std::vector<BatchToken> batch;
+        for (size_t i : going) batch.push_back({tokens[i], answers[i]->pos(), model.pool->table(ids[i])});
+        logits.resize(going.size() * size_t(model.vocab_size()));
+        try {
+            model.backend->decode_batch(batch, logits.data());
+            for (size_t k = 0; k < going.size(); ++k)
+                tokens[going[k]] = answers[going[k]]->sample(logits.data() + k * size_t(model.vocab_size()));
+        } catch (...) {
+            for (size_t i : going) {
+                answers[i]->fail_now();
+                results[i] = std::exchange(answers[i], nullptr)->finish();
+            }
+        }
+    }
+    return results;
 }
 
 }  // namespace llamadesk

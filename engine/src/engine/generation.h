@@ -3,7 +3,9 @@
 #pragma once
 
 #include <atomic>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "engine/conversation.h"
 #include "engine/loaded_model.h"
@@ -31,5 +33,12 @@ GenerationResult generate_answer(LoadedModel& model, Conversation& conv, const E
 GenerationResult continue_answer(LoadedModel& model, Conversation& conv, const EvictionHandler& on_evicted,
                                  const GenerateParams& params, const TokenCallback& on_token,
                                  const std::atomic<bool>* cancel);
+
+// Engine::generate_batch: requests[i] in convs[i] (distinct conversations). Each prompt is prefilled
+// in turn; then each decode step runs one token of every unfinished answer in one
+// Backend::decode_batch. Making room for one never evicts another of the batch. An answer that
+// fails to start has its own status and changes nothing; the others go on.
+std::vector<GenerationResult> generate_answers(LoadedModel& model, std::span<Conversation* const> convs,
+                                               const EvictionHandler& on_evicted, std::span<const BatchRequest> requests);
 
 }  // namespace llamadesk

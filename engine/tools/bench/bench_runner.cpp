@@ -29,10 +29,14 @@ double median_seconds(int repeats, bool cpu_time, F&& run) {
 BenchResults run_benchmarks(Backend& backend, const Checkpoint& ckpt, const BenchPlan& plan) {
     const ModelConfig& c = ckpt.config;
     const KvLayout layout{c.n_layers, c.n_kv_heads, c.head_dim(), kBlockSize};
-    std::vector<int32_t> table((size_t(c.seq_len) + kBlockSize - 1) / kBlockSize);
-    std::iota(table.begin(), table.end(), 0);
-    backend.allocate_kv_pool(layout, int(table.size()));
-    const BlockTableView view{table.data(), int(table.size())};
+    // Sequence s (0 for every single-sequence figure) owns blocks [s * per_context, (s + 1) * per_context).
+    const int per_context = (c.seq_len + kBlockSize - 1) / kBlockSize;
+    const int n_sequences = std::max(1, plan.batch_sizes.empty() ? 1 : *std::max_element(plan.batch_sizes.begin(), plan.batch_sizes.end()));
+    std::vector<int32_t> blocks(size_t(per_context) * size_t(n_sequences));
+    std::iota(blocks.begin(), blocks.end(), 0);
+    backend.allocate_kv_pool(layout, int(blocks.size()));
+    auto table_of = [&](int s) { return BlockTableView{blocks.data() + size_t(s) * size_t(per_context), per_context}; };
+    const BlockTableView view = table_of(0);
 
     std::mt19937 rng(1234);
     std::vector<int32_t> tokens(size_t(c.seq_len));
@@ -65,6 +69,26 @@ BenchResults run_benchmarks(Backend& backend, const Checkpoint& ckpt, const Benc
         const double per_token = s / plan.decode_tokens;
         const double no_cache = median_seconds(std::min(plan.repeats, 3), plan.cpu_time, [&] { run(0, pos + 1); });
         results.decode.push_back({pos, 1.0 / per_token, per_token * 1e3, no_cache * 1e3, weight_bytes / per_token});
+    }
+
+    // Batched decode: k sequences, each with its own blocks filled to batch_position, one token of
+    // each per step.
+    const int pos = std::min(plan.batch_position, c.seq_len - plan.decode_tokens);
+    for (int s = 0; s < n_sequences && pos >= 0 && !plan.batch_sizes.empty(); ++s)
+        if (pos > 0) backend.forward({tokens.data(), size_t(pos)}, 0, table_of(s), logits.data());
+    std::vector<float> batch_logits;
+    for (int k : plan.batch_sizes) {
+        if (k < 1 || pos < 0) continue;
+        batch_logits.resize(size_t(k) * size_t(c.vocab_size));
+        const double s = median_seconds(plan.repeats, plan.cpu_time, [&] {
+            for (int i = 0; i < plan.decode_tokens; ++i) {
+                std::vector<BatchToken> batch;
+                for (int q = 0; q < k; ++q) batch.push_back({tokens[size_t(pos + i)], pos + i, table_of(q)});
+                backend.decode_batch(batch, batch_logits.data());
+            }
+        });
+        const double steps_per_s = plan.decode_tokens / s;
+        results.batch.push_back({k, steps_per_s * k, steps_per_s});
     }
     return results;
 }

@@ -21,15 +21,24 @@ struct DecodeResult {
     double weight_bytes_per_s;   // weight bytes streamed per second while decoding
 };
 
+struct BatchResult {
+    int sequences;               // conversations decoding together, one token each per step
+    double tokens_per_s;         // all of them together
+    double per_sequence_tokens_per_s;
+};
+
 struct BenchResults {
     std::vector<PrefillResult> prefill;
     std::vector<DecodeResult> decode;
+    std::vector<BatchResult> batch;
 };
 
 struct BenchPlan {
     std::vector<int> prefill_tokens{256, 1000};
     std::vector<int> decode_positions{16, 256, 1000};
     int decode_tokens = 8;  // tokens per decode sample
+    std::vector<int> batch_sizes{1, 2, 4};  // batched decode: sequences per step
+    int batch_position = 256;               // ... each at this position
     int repeats = 5;        // samples per figure; the median is reported
     bool cpu_time = false;  // time with the process's CPU time instead of the wall clock: on a
                             // machine busy with other work, one thread's figures stay comparable

@@ -148,6 +148,13 @@ void print_text(const Options& o, const Checkpoint& ckpt, const Backend& backend
         std::printf("%-10d %10.1f %12.2f %14.2f %11.1fx %10.2f %7.0f%%\n", d.position, d.tokens_per_s, d.ms_per_token,
                     d.no_cache_ms_per_token, d.no_cache_ms_per_token / d.ms_per_token, d.weight_bytes_per_s / 1e9,
                     100.0 * d.weight_bytes_per_s / bandwidth);
+    if (r.batch.empty()) return;
+    std::printf("\nbatched decode at %d: one token of each conversation per step, each over its own blocks\n",
+                o.plan.batch_position);
+    std::printf("%-14s %16s %20s %8s\n", "conversations", "tok/s (all)", "tok/s (each)", "vs 1");
+    for (const auto& b : r.batch)
+        std::printf("%-14d %16.1f %20.1f %7.2fx\n", b.sequences, b.tokens_per_s, b.per_sequence_tokens_per_s,
+                    b.tokens_per_s / r.batch.front().tokens_per_s);
 }
 
 void print_json(const Options& o, const Checkpoint& ckpt, const Backend& backend, double bandwidth,
@@ -174,6 +181,10 @@ void print_json(const Options& o, const Checkpoint& ckpt, const Backend& backend
                     i ? ", " : "", d.position, d.tokens_per_s, d.ms_per_token, d.no_cache_ms_per_token,
                     d.weight_bytes_per_s, d.weight_bytes_per_s / bandwidth);
     }
+    std::printf("], \"batch\": [");
+    for (size_t i = 0; i < r.batch.size(); ++i)
+        std::printf("%s{\"sequences\": %d, \"tokens_per_s\": %.2f, \"per_sequence_tokens_per_s\": %.2f}", i ? ", " : "",
+                    r.batch[i].sequences, r.batch[i].tokens_per_s, r.batch[i].per_sequence_tokens_per_s);
     std::printf("]}\n");
 }
 
@@ -191,6 +202,7 @@ int main(int argc, char** argv) {
         if (o.backend == "cuda") {  // the CUDA rows: long contexts, a 512-token prompt
             o.plan.prefill_tokens = {512};
             o.plan.decode_positions = {16, 1024, 4000};
+            o.plan.batch_sizes = {};  // CUDA runs a batch one sequence after another
         }
         if (!o.prefill.empty()) o.plan.prefill_tokens = o.prefill;
         if (o.writes()) {

@@ -106,17 +106,33 @@ void CpuBackend::copy_kv_block_in(int32_t block, const std::byte* in) {
     std::memcpy(kv_pool_.get() + block * bytes, in, size_t(bytes));
 }
 
-// One batch of n tokens through the model, as in llama2.c's forward() and Meta's model.py:
-// h = x + attention(norm(x)); out = h + ffn(norm(h)).
 void CpuBackend::forward_chunk(std::span<const int32_t> tokens, int start_pos, BlockTableView table,
                                float* logits, bool all_logits) {
+    const Segment whole{0, int(tokens.size()), start_pos, table};
+    forward_segments(tokens, {&whole, 1}, logits, all_logits);
+}
+
+void CpuBackend::decode_batch_chunk(std::span<const BatchToken> batch, float* logits) {
+    std::vector<int32_t> tokens;
+    std::vector<Segment> segments;
+    for (const BatchToken& t : batch) {
+        segments.push_back({int(tokens.size()), 1, t.pos, t.table});
+        tokens.push_back(t.token);
+    }
+    forward_segments(tokens, segments, logits, true);
+}
+
+// One batch of n tokens through the model, as in llama2.c's forward() and Meta's model.py:
+// h = x + attention(norm(x)); out = h + ffn(norm(h)).
+void CpuBackend::forward_segments(std::span<const int32_t> tokens, std::span<const Segment> segments, float* logits,
+                                  bool all_logits) {
     const ModelConfig& c = model_config();
     const KvStorage kv{kv_pool_.get(), kv_dtype(), kv_layout()};
     const int n = int(tokens.size());
     const int dim = c.dim, kv_dim = c.kv_dim(), hidden = c.hidden_dim;
 
     embed(weights_.token_embedding, tokens, x_.data());
-    rope_.cover(start_pos + n);
+    for (const Segment& s : segments) rope_.cover(s.start_pos + s.n);
     for (int l = 0; l < c.n_layers; ++l) {
         const LayerWeights& w = weights_.layers[size_t(l)];
         rmsnorm(pool_, kernels_, x_.data(), norms_[size_t(l)].attention.data(), n, dim, c.norm_eps, xb_.data());
@@ -124,10 +140,14 @@ void CpuBackend::forward_chunk(std::span<const int32_t> tokens, int start_pos, B
                               {xb_.data(), dim, &w.wk, k_.data(), kv_dim},
                               {xb_.data(), dim, &w.wv, v_.data(), kv_dim}};
         matmuls(pool_, kernels_, n, qkv);
-        rope_.apply(q_.data(), n, c.n_heads, start_pos);
-        rope_.apply(k_.data(), n, c.n_kv_heads, start_pos);
-        store_kv(kernels_, kv, l, k_.data(), v_.data(), n, start_pos, table);
-        attention_.run(pool_, kernels_, l, q_.data(), n, start_pos, kv, table, att_.data());
+        for (const Segment& s : segments) {
+            float* q = q_.data() + int64_t(s.row) * dim;
+            float* k = k_.data() + int64_t(s.row) * kv_dim;
+            rope_.apply(q, s.n, c.n_heads, s.start_pos);
+            rope_.apply(k, s.n, c.n_kv_heads, s.start_pos);
+            store_kv(kernels_, kv, l, k, v_.data() + int64_t(s.row) * kv_dim, s.n, s.start_pos, s.table);
+            attention_.run(pool_, kernels_, l, q, s.n, s.start_pos, kv, s.table, att_.data() + int64_t(s.row) * dim);
+        }
         matmul(pool_, kernels_, n, {att_.data(), dim, &w.wo, xb_.data(), dim});
         add_in_place(x_.data(), xb_.data(), int64_t(n) * dim);
 
@@ -141,10 +161,13 @@ void CpuBackend::forward_chunk(std::span<const int32_t> tokens, int start_pos, B
     }
     if (!logits) return;  // an earlier chunk of a prompt whose last token's logits are wanted
 
-    const int first = all_logits ? 0 : n - 1;  // rows whose logits are wanted
-    float* xf = xb_.data() + int64_t(first) * dim;
-    rmsnorm(pool_, kernels_, x_.data() + int64_t(first) * dim, final_norm_.data(), n - first, dim, c.norm_eps, xf);
-    matmul(pool_, kernels_, n - first, {xf, dim, &weights_.output, logits, c.vocab_size});
+    // The rows whose logits are wanted, gathered at the front of xb_.
+    int rows = 0;
+    for (const Segment& s : segments)
+        for (int r = all_logits ? s.row : s.row + s.n - 1; r < s.row + s.n; ++r, ++rows)
+            std::copy_n(x_.data() + int64_t(r) * dim, dim, xb_.data() + int64_t(rows) * dim);
+    rmsnorm(pool_, kernels_, xb_.data(), final_norm_.data(), rows, dim, c.norm_eps, xb_.data());
+    matmul(pool_, kernels_, rows, {xb_.data(), dim, &weights_.output, logits, c.vocab_size});
 }
 
 }  // namespace cpu

@@ -34,6 +34,18 @@ private:
     void allocate_kv_storage(const KvLayout& layout, int n_blocks) override;
     void forward_chunk(std::span<const int32_t> tokens, int start_pos, BlockTableView table, float* logits,
                        bool all_logits) override;
+    void decode_batch_chunk(std::span<const BatchToken> batch, float* logits) override;
+    // Consecutive rows of the activations that belong to one sequence: tokens at start_pos ..
+    // start_pos + n - 1, cached through table.
+    struct Segment {
+        int row, n, start_pos;
+        BlockTableView table;
+    };
+    // The forward pass of tokens made of segments (one for a prompt chunk, one per token for a
+    // batched decode step): products over all rows at once, RoPE, cache writes and attention per
+    // segment. logits: every row's when all_logits, else each segment's last row's.
+    void forward_segments(std::span<const int32_t> tokens, std::span<const Segment> segments, float* logits,
+                          bool all_logits);
     void copy_kv_block_out(int32_t block, std::byte* out) const override;
     void copy_kv_block_in(int32_t block, const std::byte* in) override;
 

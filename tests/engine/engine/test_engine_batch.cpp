@@ -1,0 +1,143 @@
+// Several conversations answered together (Engine::generate_batch): each answer equals the one
+// the conversation gives alone, one answer stopping or failing leaves the others going, and making
+// room for one never takes another's blocks.
+#include <QTest>
+
+#include "engine_fixtures.h"
+
+using namespace llamadesk;
+using namespace llamadesk::test;
+
+namespace {
+
+const std::vector<std::string> kMessages{"hello there", "a story about a cat", "what next", "the last one, longer"};
+
+}  // namespace
+
+class TestEngineBatch : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir dir_;
+    QString model_;
+
+    // Each message answered alone, in a fresh engine, after an optional first turn.
+    std::vector<std::vector<int>> alone(const GenerateParams& g, bool with_history) {
+        std::vector<std::vector<int>> out;
+        for (const std::string& m : kMessages) {
+            Engine e;
+            if (!e.load(load_params(model_)).ok()) qFatal("load");
+            const ConversationId c = e.create_conversation();
+            if (with_history && !e.generate(c, "first, " + m, g).status.ok()) qFatal("history");
+            out.push_back(e.generate(c, m, g).tokens);
+        }
+        return out;
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        model_ = write_synthetic_gguf(dir_, "gqa", small_config(6, 2, 12, 512), 31);
+    }
+
+    void each_answer_equals_the_answer_alone_data() {
+        QTest::addColumn<bool>("with_history");
+        QTest::newRow("new conversations") << false;
+        QTest::newRow("follow-ups") << true;
+    }
+
+    void each_answer_equals_the_answer_alone() {
+        QFETCH(bool, with_history);
+        const GenerateParams g = greedy(24);
+        const std::vector<std::vector<int>> expected = alone(g, with_history);
+        Engine e;
+        LLAMADESK_VERIFY_OK(e.load(load_params(model_)));
+        std::vector<BatchRequest> requests;
+        for (const std::string& m : kMessages) {
+            const ConversationId c = e.create_conversation();
+            if (with_history) LLAMADESK_VERIFY_OK(e.generate(c, "first, " + m, g).status);
+            requests.push_back({c, m, g, {}, nullptr});
+        }
+        const std::vector<GenerationResult> results = e.generate_batch(requests);
+        QCOMPARE(results.size(), kMessages.size());
+        for (size_t i = 0; i < results.size(); ++i) {
+            LLAMADESK_VERIFY_OK(results[i].status);
+            QCOMPARE(results[i].tokens, expected[i]);
+        }
+    }
+
+    // Stop ends one answer; the others run to their limit.
+    void stop_stops_one() {
+        Engine e;
+        LLAMADESK_VERIFY_OK(e.load(load_params(model_)));
+        std::atomic<bool> stop{false};
+        GenerateParams g = greedy(30);
+        g.sampling.temperature = 0.0f;
+        std::vector<BatchRequest> requests;
+        for (int i = 0; i < 3; ++i) requests.push_back({e.create_conversation(), kMessages[size_t(i)], g, {}, nullptr});
+        int pieces = 0;
+        requests[1].cancel = &stop;
+        requests[1].on_token = [&](const std::string&, const GenerationStats&) {
+            if (++pieces == 5) stop = true;
+        };
+        const std::vector<GenerationResult> results = e.generate_batch(requests);
+        QCOMPARE(results[1].stop_reason, StopReason::Cancelled);
+        QCOMPARE(int(results[1].tokens.size()), 5);
+        for (int i : {0, 2})
+            QVERIFY(results[size_t(i)].stop_reason == StopReason::MaxTokens || results[size_t(i)].stop_reason == StopReason::Eos);
+    }
+
+    // An answer that cannot start (its message does not fit, its sampling is out of range) fails
+    // alone and leaves its conversation as it was.
+    void a_failing_answer_fails_alone() {
+        Engine e;
+        LLAMADESK_VERIFY_OK(e.load(load_params(model_)));
+        const ConversationId a = e.create_conversation(), b = e.create_conversation(), c = e.create_conversation();
+        GenerateParams bad = greedy(8);
+        bad.sampling.top_p = 7;
+        const std::vector<GenerationResult> results =
+            e.generate_batch({{a, "fine", greedy(8), {}, nullptr}, {b, std::string(3000, 'x'), greedy(8), {}, nullptr},
+                              {c, "also fine", bad, {}, nullptr}});
+        LLAMADESK_VERIFY_OK(results[0].status);
+        QCOMPARE(results[1].status.code, ErrorCode::ContextFull);
+        QCOMPARE(results[2].status.code, ErrorCode::InvalidArgument);
+        ConversationStats s;
+        LLAMADESK_VERIFY_OK(e.conversation_stats(b, &s));
+        QCOMPARE(s.n_turns, 0);
+        QVERIFY(!results[0].tokens.empty());
+
+        const std::vector<GenerationResult> twice = e.generate_batch({{a, "x", greedy(2), {}, nullptr}, {a, "y", greedy(2), {}, nullptr}});
+        QCOMPARE(twice[0].status.code, ErrorCode::InvalidArgument);
+        QCOMPARE(twice[1].status.code, ErrorCode::InvalidArgument);
+    }
+
+    // With a pool that holds the batch and little else, making room evicts the idle conversation,
+    // never one that is answering.
+    void room_is_never_taken_from_the_batch() {
+        Engine probe;
+        LLAMADESK_VERIFY_OK(probe.load(load_params(model_)));
+        const ConversationId p = probe.create_conversation();
+        LLAMADESK_VERIFY_OK(probe.generate(p, "x", greedy(1)).status);
+        CacheLayout layout;
+        LLAMADESK_VERIFY_OK(probe.cache_layout(p, &layout));
+
+        Engine e;  // 8 blocks: the idle conversation's 2, then the two answers need 3 each
+        LLAMADESK_VERIFY_OK(e.load(load_params(model_, 8 * layout.bytes_per_block)));
+        const ConversationId idle = e.create_conversation();
+        LLAMADESK_VERIFY_OK(e.generate(idle, "an idle conversation", greedy(8)).status);
+        const ConversationId a = e.create_conversation(), b = e.create_conversation();
+        const std::vector<GenerationResult> results =
+            e.generate_batch({{a, "first answer", greedy(30), {}, nullptr}, {b, "second answer", greedy(30), {}, nullptr}});
+        LLAMADESK_VERIFY_OK(results[0].status);
+        LLAMADESK_VERIFY_OK(results[1].status);
+        ConversationStats s;
+        LLAMADESK_VERIFY_OK(e.conversation_stats(idle, &s));
+        QCOMPARE(s.times_evicted, int64_t(1));
+        for (ConversationId c : {a, b}) {
+            LLAMADESK_VERIFY_OK(e.conversation_stats(c, &s));
+            QCOMPARE(s.times_evicted, int64_t(0));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEngineBatch)
+#include "test_engine_batch.moc"
