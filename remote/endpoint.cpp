@@ -15,6 +15,21 @@ QString origin_path(const QUrl& base_url) {
 
 }  // namespace
 
+QString remote_location(const Endpoint& endpoint) {
+    QUrl url = endpoint.base_url.adjusted(QUrl::RemoveUserInfo | QUrl::RemoveFragment);
+    url.setFragment(endpoint.model, QUrl::DecodedMode);
+    return url.toString();
+}
+
+bool is_remote_location(const QString& location) {
+    return location.startsWith("http://", Qt::CaseInsensitive) || location.startsWith("https://", Qt::CaseInsensitive);
+}
+
+Endpoint endpoint_from_location(const QString& location) {
+    const QUrl url(location);
+    return {url.adjusted(QUrl::RemoveFragment), QString(), url.fragment(QUrl::FullyDecoded)};
+}
+
 QUrl api_url(const QUrl& base_url, const QString& path) {
     QUrl url = base_url;
     url.setPath(origin_path(base_url) + "/v1/" + path);

@@ -12,6 +12,13 @@ struct Endpoint {
     QString model;    // an id from GET /v1/models
 };
 
+// How a remote model is named where a checkpoint's path would be (Recent, the last model used):
+// the base URL with the model id as its fragment, "http://host:8000/v1#model". Never the key.
+QString remote_location(const Endpoint& endpoint);
+bool is_remote_location(const QString& location);  // http:// or https://
+// The base URL and model of a location (api_key left empty).
+Endpoint endpoint_from_location(const QString& location);
+
 // base_url + "/v1/" + path; a base that already ends in /v1 is not given a second one.
 QUrl api_url(const QUrl& base_url, const QString& path);
 // The Prometheus page vLLM serves at the server's root: base_url's origin + "/metrics".

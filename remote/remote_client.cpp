@@ -55,11 +55,15 @@ void RemoteClient::send(Kind kind, const QUrl& url, const QByteArray& body) {
     }
     connect(reply_, &QNetworkReply::readyRead, this, &RemoteClient::onReadyRead);
     connect(reply_, &QNetworkReply::finished, this, &RemoteClient::onFinished);
-    stall_timer_.start(stall_timeout_ms_);
+    stall_timer_.start(timeout_ms());
+}
+
+int RemoteClient::timeout_ms() const {
+    return kind_ == Kind::Metrics ? std::min(stall_timeout_ms_, kMetricsTimeoutMs) : stall_timeout_ms_;
 }
 
 void RemoteClient::onReadyRead() {
-    stall_timer_.start(stall_timeout_ms_);
+    stall_timer_.start(timeout_ms());
     const QByteArray bytes = reply_->readAll();
     received_ += bytes.size();
     const qint64 limit = kind_ == Kind::Stream ? kMaxStreamBytes : kMaxBodyBytes;

@@ -21,6 +21,8 @@ public:
     // What one request may send back before it is refused as a hostile or broken server.
     static constexpr qint64 kMaxStreamBytes = 256LL * 1024 * 1024;
     static constexpr qint64 kMaxBodyBytes = 16LL * 1024 * 1024;
+    // /metrics is a side figure: a server slow to serve it must not hold the next answer back.
+    static constexpr int kMetricsTimeoutMs = 3000;
 
     RemoteClient(const Endpoint& endpoint, int stall_timeout_ms, QObject* parent = nullptr);
 
@@ -42,6 +44,7 @@ signals:
 
 private:
     enum class Kind { Models, Stream, Metrics };
+    int timeout_ms() const;
     void send(Kind kind, const QUrl& url, const QByteArray& body);
     void onReadyRead();
     void onFinished();
