@@ -100,9 +100,12 @@ void Figures::onTokenGenerated(const QString& key, const QString&, const Generat
 void Figures::onGenerationFinished(const QString& key, const GenerationResult& result, int) {
     ticker_.stop();
     live_key_.clear();
+    // A server's answer counts once text came: its token counts may never be reported.
     const auto it = answers_.constFind(key);
-    const bool from_server = it != answers_.constEnd() && it->server.has_value();
-    if (result.stats.generated_tokens > 0 || result.stats.prompt_tokens > 0 || from_server)
+    const bool ran = it != answers_.constEnd() && it->server
+                         ? it->server->pieces > 0
+                         : result.stats.generated_tokens > 0 || result.stats.prompt_tokens > 0;
+    if (ran)
         take(key, result.stats);
     else
         answers_.remove(key);  // refused before anything ran: there is nothing to show

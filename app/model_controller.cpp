@@ -76,6 +76,12 @@ QString ModelController::displayName(const QString& location) const {
     return tr("%1 on %2").arg(endpoint.model, host);
 }
 
+bool ModelController::isRemote(const QString& location) const { return remote::is_remote_location(location); }
+
+QString ModelController::serverAddress(const QString& location) const {
+    return remote::endpoint_from_location(location).base_url.toString();
+}
+
 void ModelController::openWithTokenizer(const QString& pathOrUrl) {
     const QString model = std::exchange(tokenizer_for_, QString());
     emit needsTokenizerChanged();

@@ -89,6 +89,8 @@ public:
     Q_INVOKABLE QString plainHttpWarning(const QString& baseUrl) const;
     // "model on host:port" for a remote location in Recent, the file name for a checkpoint.
     Q_INVOKABLE QString displayName(const QString& location) const;
+    Q_INVOKABLE bool isRemote(const QString& location) const;
+    Q_INVOKABLE QString serverAddress(const QString& location) const;  // a remote location's base URL
     // Retries the checkpoint that asked for a tokenizer with this one.
     Q_INVOKABLE void openWithTokenizer(const QString& pathOrUrl);
     Q_INVOKABLE void cancelTokenizer();

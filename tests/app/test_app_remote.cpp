@@ -77,6 +77,7 @@ private slots:
         QCOMPARE(f.app->chat()->draft(), QStringLiteral("And then?"));
         QVERIFY2(f.app->errorMessage().contains("HTTP 401") && f.app->errorMessage().contains("bad key"),
                  qPrintable(f.app->errorMessage()));
+        QVERIFY(!f.app->figures()->hasAnswer());  // nothing arrived: no figure, not a zero
         QVERIFY(!f.app->errorMessage().contains(kKey));
 
         // The key went to its server, and is kept only in the key file, readable by the user alone.
