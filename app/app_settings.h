@@ -1,6 +1,6 @@
 // Application-wide settings, kept with QSettings: CPU threads, KV cache budget, the last model and
-// the recent checkpoints, the folder the open dialogs start in, and the window's geometry. Changes
-// to threads and budget apply at the next load.
+// the recent checkpoints, the folder the open dialogs start in, the window's geometry, and how long
+// a server may stay silent. Changes to threads, budget and that timeout apply at the next load.
 #pragma once
 
 #include <QObject>
@@ -17,6 +17,7 @@ class AppSettings : public QObject {
     QML_UNCREATABLE("owned by AppContext")
     Q_PROPERTY(int threads READ threads WRITE setThreads NOTIFY changed)
     Q_PROPERTY(int kvCacheMiB READ kvCacheMiB WRITE setKvCacheMiB NOTIFY changed)
+    Q_PROPERTY(int serverTimeoutSeconds READ serverTimeoutSeconds WRITE setServerTimeoutSeconds NOTIFY changed)
     Q_PROPERTY(QStringList recentCheckpoints READ recentCheckpoints NOTIFY changed)
     Q_PROPERTY(QUrl lastFolder READ lastFolder NOTIFY changed)
     Q_PROPERTY(QRect windowGeometry READ windowGeometry WRITE setWindowGeometry NOTIFY changed)
@@ -30,6 +31,9 @@ public:
     void setThreads(int threads);
     int kvCacheMiB() const;         // 0: the engine's default
     void setKvCacheMiB(int mib);
+    // A server that sends nothing for this long (before the answer or between its pieces) fails.
+    int serverTimeoutSeconds() const;
+    void setServerTimeoutSeconds(int seconds);
     QString lastModel() const;
     QString lastTokenizer() const;
     QStringList recentCheckpoints() const;

@@ -16,9 +16,9 @@ InferenceWorker::InferenceWorker(const std::atomic<bool>* cancel, const QString&
 InferenceWorker::~InferenceWorker() = default;
 
 void InferenceWorker::loadModel(const QString& path, const QString& tokenizer, int threads,
-                                qint64 kvCacheBytes) {
+                                qint64 kvCacheBytes, int serverTimeoutMs) {
     if (remote::is_remote_location(path))
-        return connectRemote(path);
+        return connectRemote(path, serverTimeoutMs);
     LoadParams params;
     params.model_path = path.toStdString();
     params.tokenizer_path = tokenizer.toStdString();
@@ -50,10 +50,10 @@ void InferenceWorker::loadModel(const QString& path, const QString& tokenizer, i
     publishAll();  // every cache went with the old model
 }
 
-void InferenceWorker::connectRemote(const QString& location) {
+void InferenceWorker::connectRemote(const QString& location, int timeoutMs) {
     emit loadProgress(0.0, QStringLiteral("connecting to the server"));
     QString error;
-    std::unique_ptr<RemoteBackend> remote = RemoteBackend::connect(location, api_key_file_, &error);
+    std::unique_ptr<RemoteBackend> remote = RemoteBackend::connect(location, api_key_file_, timeoutMs, &error);
     if (!remote) {
         emit loadFailed(location, int(ErrorCode::BackendUnavailable), error);
         return;

@@ -31,7 +31,9 @@ public:
 
 public slots:
     // path: a checkpoint, or a remote location (remote_location() in remote/endpoint.h).
-    void loadModel(const QString& path, const QString& tokenizer, int threads, qint64 kvCacheBytes);
+    // serverTimeoutMs: how long a server may stay silent (a remote location only).
+    void loadModel(const QString& path, const QString& tokenizer, int threads, qint64 kvCacheBytes,
+                   int serverTimeoutMs);
     // Gives the engine a conversation's turns after a restart; nothing is computed until it is used.
     void restoreConversation(const QString& key, const std::vector<llamadesk::ChatTurn>& turns,
                              const QString& systemPrompt, llamadesk::ChatFormat format);
@@ -83,7 +85,7 @@ private:
     llamadesk::CacheLayout layout_of(const QString& key) const;
     void publishAll();
     void report(const QString& key, const llamadesk::Status& status);
-    void connectRemote(const QString& location);
+    void connectRemote(const QString& location, int timeoutMs);
     void replaceBackend(std::unique_ptr<InferenceBackend> backend);
     void publishServerFigures(const QString& key);
 

@@ -107,7 +107,8 @@ void ModelController::load(const QString& path, const QString& tokenizer) {
     stage_ = tr("Opening %1").arg(displayName(path));
     emit loadingChanged();
     emit progressChanged();
-    emit requestLoad(path, tokenizer, settings_->threads(), qint64(settings_->kvCacheMiB()) * 1024 * 1024);
+    emit requestLoad(path, tokenizer, settings_->threads(), qint64(settings_->kvCacheMiB()) * 1024 * 1024,
+                     settings_->serverTimeoutSeconds() * 1000);
 }
 
 void ModelController::onLoadProgress(double fraction, const QString& stage) {

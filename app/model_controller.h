@@ -104,7 +104,8 @@ public slots:
     void onLoadFailed(const QString& path, int code, const QString& message);
 
 signals:
-    void requestLoad(const QString& path, const QString& tokenizer, int threads, qint64 kvCacheBytes);
+    void requestLoad(const QString& path, const QString& tokenizer, int threads, qint64 kvCacheBytes,
+                     int serverTimeoutMs);
     void modelChanged();
     void loadingChanged();
     void progressChanged();

@@ -24,12 +24,12 @@ GenerationResult refused(Status status) {
 }  // namespace
 
 std::unique_ptr<RemoteBackend> RemoteBackend::connect(const QString& location, const QString& api_key_file,
-                                                      QString* error) {
+                                                      int timeout_ms, QString* error) {
     Endpoint endpoint = endpoint_from_location(location);
     *error = check_base_url(endpoint.base_url);
     if (!error->isEmpty()) return nullptr;
     endpoint.api_key = ApiKeyStore(api_key_file).keyFor(endpoint.base_url);
-    std::unique_ptr<RemoteBackend> backend(new RemoteBackend(endpoint));
+    std::unique_ptr<RemoteBackend> backend(new RemoteBackend(endpoint, timeout_ms));
     const std::optional<QStringList> models = backend->session_.models(error);
     if (!models) return nullptr;
     if (!models->contains(endpoint.model)) {
@@ -40,7 +40,7 @@ std::unique_ptr<RemoteBackend> RemoteBackend::connect(const QString& location, c
     return backend;
 }
 
-RemoteBackend::RemoteBackend(const Endpoint& endpoint) : session_(endpoint) {
+RemoteBackend::RemoteBackend(const Endpoint& endpoint, int timeout_ms) : session_(endpoint, timeout_ms) {
     info_.name = endpoint.model.toStdString();
     info_.path = remote_location(endpoint).toStdString();
     info_.format = "OpenAI-compatible API";

@@ -14,8 +14,9 @@ class RemoteBackend final : public InferenceBackend {
 public:
     // Reaches the server at location (remote_location()) with the key stored for it and checks
     // that it serves the model: nullptr with *error (the host, the status, the server's words).
+    // timeout_ms: how long the server may stay silent before a request fails.
     static std::unique_ptr<RemoteBackend> connect(const QString& location, const QString& api_key_file,
-                                                  QString* error);
+                                                  int timeout_ms, QString* error);
 
     bool has_model() const override { return true; }
     llamadesk::ModelInfo model_info() const override { return info_; }
@@ -46,7 +47,7 @@ private:
         std::vector<llamadesk::ChatTurn> turns;
         std::string system_prompt;
     };
-    explicit RemoteBackend(const llamadesk::remote::Endpoint& endpoint);
+    RemoteBackend(const llamadesk::remote::Endpoint& endpoint, int timeout_ms);
     Conversation* find(llamadesk::ConversationId id);
     const Conversation* find(llamadesk::ConversationId id) const;
     // Streams the answer to `turn` (appended to c's history when anything came back).

@@ -173,6 +173,7 @@ Item {
         anchors.centerIn: parent
         conversation: root.app.chat.settings
         appSettings: root.app.settings
+        apiKeyFile: root.app.model.apiKeyFile
         onReloadRequested: root.app.model.reload()
     }
     ContextFullDialog {

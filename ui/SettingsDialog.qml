@@ -1,4 +1,5 @@
-// Settings: this conversation's system prompt and sampling; app-wide threads and KV budget.
+// Settings: this conversation's system prompt and sampling; app-wide threads, KV budget and the
+// servers' timeout, and where servers' API keys are kept.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -8,6 +9,7 @@ Dialog {
     id: dialog
     required property ConversationSettings conversation
     required property AppSettings appSettings
+    required property string apiKeyFile
     signal reloadRequested()
 
     objectName: "settingsDialog"
@@ -122,6 +124,18 @@ Dialog {
                 Layout.fillWidth: true
             }
             Button { text: qsTr("Reload model"); onClicked: dialog.reloadRequested() }
+        }
+        SpinRow {
+            label: qsTr("Server timeout, seconds without data"); from: 1; to: 3600
+            value: dialog.appSettings.serverTimeoutSeconds
+            onModified: (v) => dialog.appSettings.serverTimeoutSeconds = v
+        }
+        Label {
+            text: qsTr("Applies when a server's model is opened. API keys of servers are kept in %1, a file only you can read (not the system keyring).")
+                  .arg(dialog.apiKeyFile)
+            color: Theme.muted
+            wrapMode: Text.Wrap
+            Layout.fillWidth: true
         }
     }
 }

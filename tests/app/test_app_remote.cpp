@@ -91,6 +91,22 @@ private slots:
         QVERIFY(f.app->model()->recentCheckpoints().value(0).startsWith(server.base_url().toString()));
     }
 
+    void theServerTimeoutIsASetting() {
+        FakeServer server;
+        server.route("/v1/models", {{{test::http_response(200, R"({"data":[{"id":"tiny"}]})")}}});
+        server.route("/v1/chat/completions",
+                     {{{test::sse_head()}, {test::sse_event(test::chat_chunk("Once"))}}, false});  // then silence
+        AppFixture f;
+        f.app->start(QString());
+        f.app->settings()->setServerTimeoutSeconds(1);
+        QVERIFY(open_remote(f, server.base_url(), QString(), "tiny"));
+        const AppFixture::Finished* done = f.sendAndWait("Tell me a story", 10000);
+        QVERIFY(done);
+        QCOMPARE(current(f)->messages[1].text, QStringLiteral("Once"));
+        QVERIFY2(f.app->errorMessage().contains("sent nothing for 1 s in the middle of the answer"),
+                 qPrintable(f.app->errorMessage()));
+    }
+
     void aServerThatCannotBeReachedKeepsTheModelInUse() {
         FakeServer server;
         server.route("/v1/models", {{{test::http_response(200, R"({"data":[{"id":"tiny"}]})")}}});

@@ -94,6 +94,10 @@ private slots:
         const Run r = cli({"--remote", server.base_url().toString(), "--model", "m", "--prompt", "x"});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("HTTP 503") && r.err.contains("warming up"), qPrintable(r.err));
+        server.route("/v1/completions", {{{llamadesk::test::sse_head()}}, false});  // then silence
+        const Run stalled = cli({"--remote", server.base_url().toString(), "--model", "m", "--prompt", "x", "--timeout", "1"});
+        QCOMPARE(stalled.code, 1);
+        QVERIFY2(stalled.err.contains("sent nothing for 1 s"), qPrintable(stalled.err));
         // 0.0.0.0 is not a loopback address, yet Linux connects it to this machine: nothing leaves it.
         const Run plain = cli({"--remote", "http://0.0.0.0:9/v1", "--model", "m", "--prompt", "x"});
         QVERIFY2(plain.err.contains("plain HTTP"), qPrintable(plain.err));  // warned before anything was sent

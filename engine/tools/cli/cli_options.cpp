@@ -70,6 +70,7 @@ const char* usage() {
            "                        models (default: its only one); --prompt uses /v1/completions, --chat\n"
            "                        /v1/chat/completions with the whole history\n"
            "  --api-key-file FILE   with --remote: the API key, read from FILE, sent to URL only\n"
+           "  --timeout S           with --remote: fail when the server sends nothing for S seconds (default 60)\n"
            "  -h, --help            this text\n";
 }
 
@@ -114,6 +115,7 @@ Options parse_options(int argc, char** argv) {
         else if (a == "--stats") o.stats = true;
         else if (a == "--remote") o.remote.url = value();
         else if (a == "--api-key-file") o.remote.api_key_file = value();
+        else if (a == "--timeout") o.remote.timeout_s = parse_number<int>(a, value());
         else fail(ErrorCode::InvalidArgument, "unknown option '" + a + "' (see --help)");
     }
     if (o.help) return o;
@@ -121,6 +123,7 @@ Options parse_options(int argc, char** argv) {
         if (o.mode != Mode::Prompt && o.mode != Mode::Chat)
             fail(ErrorCode::InvalidArgument, "--remote goes with --prompt or --chat");
         o.remote.model = std::exchange(o.load.model_path, std::string());
+        if (o.remote.timeout_s < 1) fail(ErrorCode::InvalidArgument, "--timeout must be at least 1 second");
     } else if (!o.remote.api_key_file.empty()) {
         fail(ErrorCode::InvalidArgument, "--api-key-file goes with --remote");
     }

@@ -15,6 +15,7 @@ struct RemoteOptions {
     std::string url;           // the server's base URL; empty: the local engine
     std::string api_key_file;  // a file holding the key (never the key on the command line)
     std::string model;         // --model: the server's model id; empty: its only one
+    int timeout_s = 60;        // --timeout: seconds the server may stay silent
 };
 
 struct Options {

@@ -130,9 +130,10 @@ int run_remote(const Options& o, int argc, char** argv) {
         fail(ErrorCode::InvalidArgument, bad.toStdString());
     if (const QString warning = plain_http_warning(endpoint.base_url); !warning.isEmpty())
         std::fprintf(stderr, "[llamadesk] warning: %s\n", warning.toUtf8().constData());
-    RemoteSession probe(endpoint);
+    const int timeout_ms = o.remote.timeout_s * 1000;
+    RemoteSession probe(endpoint, timeout_ms);
     endpoint.model = choose_model(probe, o.remote.model);
-    RemoteSession session(endpoint);
+    RemoteSession session(endpoint, timeout_ms);
     return o.mode == Mode::Prompt ? run_prompt(session, o) : run_chat(session, o);
 }
 
