@@ -3,7 +3,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -21,12 +20,8 @@ struct Run {
 };
 
 Run cli(const QStringList& args, const QByteArray& input = {}) {
-    QProcess p;
-    p.start(LLAMADESK_CLI_BINARY, args);
-    p.write(input);
-    p.closeWriteChannel();
-    if (!p.waitForFinished(60000)) p.kill();
-    return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+    const llamadesk::test::ProgramRun r = llamadesk::test::run_program(LLAMADESK_CLI_BINARY, args, input);
+    return {r.exit_code, QString::fromUtf8(r.out), QString::fromUtf8(r.err)};
 }
 
 QJsonObject body_of(const QByteArray& request) {
