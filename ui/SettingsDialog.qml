@@ -116,22 +116,22 @@ Dialog {
             value: dialog.appSettings.kvCacheMiB
             onModified: (v) => dialog.appSettings.kvCacheMiB = v
         }
+        SpinRow {
+            label: qsTr("Server timeout (s)"); from: 1; to: 3600
+            value: dialog.appSettings.serverTimeoutSeconds
+            onModified: (v) => dialog.appSettings.serverTimeoutSeconds = v
+        }
         RowLayout {
             Label {
-                text: qsTr("Threads and cache size apply when the model is loaded.")
+                text: qsTr("Threads, cache size and server timeout apply when the model is loaded.")
                 color: Theme.muted
                 wrapMode: Text.Wrap
                 Layout.fillWidth: true
             }
             Button { text: qsTr("Reload model"); onClicked: dialog.reloadRequested() }
         }
-        SpinRow {
-            label: qsTr("Server timeout, seconds without data"); from: 1; to: 3600
-            value: dialog.appSettings.serverTimeoutSeconds
-            onModified: (v) => dialog.appSettings.serverTimeoutSeconds = v
-        }
         Label {
-            text: qsTr("Applies when a server's model is opened. API keys of servers are kept in %1, a file only you can read (not the system keyring).")
+            text: qsTr("Servers' API keys: %1, readable only by you (not the system keyring).")
                   .arg(dialog.apiKeyFile)
             color: Theme.muted
             wrapMode: Text.Wrap
