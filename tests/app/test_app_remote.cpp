@@ -89,6 +89,18 @@ private slots:
         wait_until([] { return false; }, 1500);  // the draft's deferred save
         QVERIFY(!everything_but_keys(f.dir.path()).contains(kKey.toUtf8()));
         QVERIFY(f.app->model()->recentCheckpoints().value(0).startsWith(server.base_url().toString()));
+
+        // The chat API cannot resume inside an answer: Continue says so and changes nothing.
+        server.route("/v1/chat/completions", {{{test::sse_head()},
+                                               {test::sse_event(test::chat_chunk("Once more", "length"))},
+                                               {test::sse_event("[DONE]")}}});
+        QVERIFY(f.sendAndWait("Again"));
+        QCOMPARE(current(f)->messages[3].stop_reason, QStringLiteral("max tokens"));
+        const qsizetype before = f.finished.size();
+        f.app->chat()->continueAnswer();
+        QVERIFY(f.waitForAnswer(before));
+        QCOMPARE(current(f)->messages[3].text, QStringLiteral("Once more"));
+        QVERIFY2(f.app->errorMessage().contains("cannot continue a chat answer"), qPrintable(f.app->errorMessage()));
     }
 
     void theServerTimeoutIsASetting() {
@@ -163,8 +175,16 @@ private slots:
         QCOMPARE(current(f)->messages[5].stop_reason, QStringLiteral("cancelled"));
         QVERIFY(!current(f)->messages[5].text.isEmpty());
 
-        // Back on this machine, the engine is given the whole conversation again.
+        // A story model's conversations are plain completion: Continue goes on with the text.
+        QCOMPARE(f.app->chat()->chatFormat(), QStringLiteral("completion"));
         f.app->chat()->settings()->setMaxNewTokens(16);
+        const QString cut = current(f)->messages[5].text;
+        const qsizetype before_continue = f.finished.size();
+        f.app->chat()->continueAnswer();
+        QVERIFY(f.waitForAnswer(before_continue, 30000));
+        QVERIFY(current(f)->messages[5].text.startsWith(cut) && current(f)->messages[5].text.size() > cut.size());
+
+        // Back on this machine, the engine is given the whole conversation again.
         QVERIFY(f.load(model));
         QVERIFY(!f.app->model()->remote());
         const AppFixture::Finished* local = f.sendAndWait("The end");
