@@ -103,6 +103,33 @@ private slots:
         QVERIFY2(f.app->errorMessage().contains("cannot continue a chat answer"), qPrintable(f.app->errorMessage()));
     }
 
+    void theServersOwnFiguresAreShown() {
+        FakeServer server;
+        server.route("/v1/models", {{{test::http_response(200, R"({"data":[{"id":"tiny"}]})")}}});
+        server.route("/v1/chat/completions",
+                     {{{test::sse_head()},
+                       {test::sse_event(test::chat_chunk("Once"))},
+                       {test::sse_event(test::chat_chunk(" upon", "stop")), 30},
+                       {test::sse_event(R"({"choices":[],"usage":{"prompt_tokens":40,"completion_tokens":3,)"
+                                        R"("prompt_tokens_details":{"cached_tokens":32}}})")},
+                       {test::sse_event("[DONE]")}}});
+        server.route("/metrics", {{{test::http_response(200, "vllm:kv_cache_usage_perc{engine=\"0\"} 0.125\n",
+                                                        "text/plain")}}});
+        AppFixture f;
+        f.app->start(QString());
+        QVERIFY(open_remote(f, server.base_url(), QString(), "tiny"));
+        QVERIFY(f.sendAndWait("Tell me a story"));
+        Figures* figures = f.app->figures();
+        QVERIFY(figures->fromServer());
+        QCOMPARE(figures->serverPromptTokens(), 40);
+        QCOMPARE(figures->serverCompletionTokens(), 3);
+        QCOMPARE(figures->serverCachedTokens(), 32);
+        QCOMPARE(figures->serverCacheUsage(), 0.125);
+        QVERIFY(figures->serverTokensPerSecond() > 0);  // 2 tokens over the >= 30 ms they took to arrive
+        QVERIFY(figures->serverTokensPerSecond() < 2 / 0.025);
+        QCOMPARE(current(f)->messages[1].stop_reason, QStringLiteral("eos"));
+    }
+
     void theServerTimeoutIsASetting() {
         FakeServer server;
         server.route("/v1/models", {{{test::http_response(200, R"({"data":[{"id":"tiny"}]})")}}});
