@@ -71,9 +71,7 @@ QString ModelController::plainHttpWarning(const QString& baseUrl) const {
 QString ModelController::displayName(const QString& location) const {
     if (!remote::is_remote_location(location)) return QFileInfo(location).fileName();
     const remote::Endpoint endpoint = remote::endpoint_from_location(location);
-    const QUrl& base = endpoint.base_url;
-    const QString host = base.port() >= 0 ? QStringLiteral("%1:%2").arg(base.host()).arg(base.port()) : base.host();
-    return tr("%1 on %2").arg(endpoint.model, host);
+    return tr("%1 on %2").arg(endpoint.model, remote::host_and_port(endpoint.base_url));
 }
 
 bool ModelController::isRemote(const QString& location) const { return remote::is_remote_location(location); }

@@ -7,10 +7,6 @@ using namespace llamadesk::remote;
 
 namespace {
 
-QString host_and_port(const QUrl& url) {
-    return url.port() >= 0 ? QStringLiteral("%1:%2").arg(url.host()).arg(url.port()) : url.host();
-}
-
 Status unknown(ConversationId id) {
     return Status::error(ErrorCode::UnknownConversation, "no conversation " + std::to_string(id));
 }

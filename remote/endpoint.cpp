@@ -52,6 +52,10 @@ bool same_origin(const QUrl& a, const QUrl& b) {
            a.port(a.scheme() == "https" ? 443 : 80) == b.port(b.scheme() == "https" ? 443 : 80);
 }
 
+QString host_and_port(const QUrl& url) {
+    return url.port() >= 0 ? QStringLiteral("%1:%2").arg(url.host()).arg(url.port()) : url.host();
+}
+
 bool is_loopback_host(const QString& host) {
     if (host.compare("localhost", Qt::CaseInsensitive) == 0) return true;
     const QHostAddress address(host);

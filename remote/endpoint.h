@@ -25,6 +25,9 @@ QUrl api_url(const QUrl& base_url, const QString& path);
 QUrl metrics_url(const QUrl& base_url);
 // The key goes only where it was entered for: same scheme, host and port as the base URL.
 bool same_origin(const QUrl& a, const QUrl& b);
+// "host:port" (the host alone without an explicit port), as messages and the window name a server;
+// never the URL's user info or path.
+QString host_and_port(const QUrl& url);
 // "localhost", 127.0.0.0/8 and ::1.
 bool is_loopback_host(const QString& host);
 // Empty for https or a loopback host; otherwise a warning that what is sent (the API key and the

@@ -1,15 +1,11 @@
 #include "http_errors.h"
 
+#include "endpoint.h"
 #include "openai_protocol.h"
 
 namespace llamadesk::remote {
 
 namespace {
-
-// host:port, as a person typed it; never the path's query or user info.
-QString where(const QUrl& url) {
-    return url.port() >= 0 ? QStringLiteral("%1:%2").arg(url.host()).arg(url.port()) : url.host();
-}
 
 QString http_advice(int status) {
     switch (status) {
@@ -26,7 +22,7 @@ QString http_advice(int status) {
 
 QString request_error(const QUrl& url, QNetworkReply::NetworkError error, const QString& qt_message, int status,
                       const QByteArray& body) {
-    const QString host = where(url);
+    const QString host = host_and_port(url);
     if (status >= 300) {
         QString message = QStringLiteral("%1 answered HTTP %2 to %3").arg(host).arg(status).arg(url.path());
         if (status < 400)
@@ -54,14 +50,14 @@ QString request_error(const QUrl& url, QNetworkReply::NetworkError error, const 
 
 QString stall_error(const QUrl& url, int timeout_ms, bool answer_started) {
     return QStringLiteral("%1 sent nothing for %2 s %3 (timeout); the server may be overloaded or stuck")
-        .arg(where(url))
+        .arg(host_and_port(url))
         .arg(timeout_ms / 1000.0, 0, 'g', 3)
         .arg(answer_started ? QStringLiteral("in the middle of the answer") : QStringLiteral("after the request"));
 }
 
 QString too_large_error(const QUrl& url, qint64 limit_bytes) {
     return QStringLiteral("%1 sent more than %2 MiB for one request; LlamaDesk stopped reading")
-        .arg(where(url))
+        .arg(host_and_port(url))
         .arg(limit_bytes / (1024 * 1024));
 }
 

@@ -53,7 +53,7 @@ void print_stats(RemoteSession& session, const StreamResult& r) {
                  "%.1f ms (%.1f pieces/s)\n"
                  "[stats] from the server: prompt tokens: %s | completion tokens: %s | prompt tokens its cache "
                  "held: %s | tokens/s: %s | its KV cache in use: %s\n",
-                 session.endpoint().base_url.authority().toUtf8().constData(),
+                 host_and_port(session.endpoint().base_url).toUtf8().constData(),
                  r.cancelled ? "stopped" : r.finish_reason.isEmpty() ? "none" : r.finish_reason.toUtf8().constData(),
                  f.time_to_first_piece_ms, f.pieces, f.streaming_ms, pieces_per_s,
                  reported(u ? std::optional<int>(u->prompt_tokens) : std::nullopt).c_str(),
@@ -91,7 +91,7 @@ int run_chat(RemoteSession& session, const Options& o) {
     const size_t start = history.size();
     std::fprintf(stderr, "[llamadesk] chat with %s on %s: type a message; /new starts over, /quit ends\n",
                  session.endpoint().model.toUtf8().constData(),
-                 session.endpoint().base_url.authority().toUtf8().constData());
+                 host_and_port(session.endpoint().base_url).toUtf8().constData());
     std::string line;
     for (;;) {
         std::fprintf(stderr, "> ");
