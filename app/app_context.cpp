@@ -9,13 +9,14 @@ AppPaths AppPaths::standard() {
 
 AppContext::AppContext(const AppPaths& paths, QObject* parent)
     : QObject(parent),
+      keys_(paths.data_dir + "/api-keys.json"),
       settings_(std::make_unique<AppSettings>(paths.settings_file)),
       chat_(std::make_unique<ChatController>(paths.data_dir, &settings_->store(), &cancel_)),
-      model_(std::make_unique<ModelController>(settings_.get())),
+      model_(std::make_unique<ModelController>(settings_.get(), &keys_)),
       figures_(std::make_unique<Figures>(chat_->conversations())),
       inspector_(std::make_unique<CacheInspectorModel>()),
-      worker_(std::make_unique<InferenceWorker>(&cancel_)),
-      saver_(std::make_unique<ConversationSaver>(paths.data_dir)), 
+      worker_(std::make_unique<InferenceWorker>(&cancel_, keys_.file())),
+      saver_(std::make_unique<ConversationSaver>(paths.data_dir)),
       snapshot_dir_(paths.data_dir.isEmpty() ? QString() : paths.data_dir + "/kv-snapshots") {
     register_engine_metatypes();
     thread_.setObjectName("inference");
@@ -74,6 +75,7 @@ void AppContext::wire() {
     connect(w, &InferenceWorker::loadProgress, model, &ModelController::onLoadProgress, q);
     // The conversations and figures learn of a new model before the model controller tells
     // the window (modelChanged), so nothing reacting to that sees the old model's format.
+    connect(w, &InferenceWorker::historiesCleared, chat, &ChatController::restoreAll, q);
     connect(w, &InferenceWorker::modelLoaded, chat, &ChatController::onModelLoaded, q);
     connect(w, &InferenceWorker::modelLoaded, figures_.get(), &Figures::onModelLoaded, q);
     connect(w, &InferenceWorker::modelLoaded, model, &ModelController::onModelLoaded, q);
@@ -86,6 +88,7 @@ void AppContext::wire() {
     connect(w, &InferenceWorker::tokenGenerated, figures_.get(), &Figures::onTokenGenerated, q);
     connect(w, &InferenceWorker::generationFinished, figures_.get(), &Figures::onGenerationFinished, q);
     connect(w, &InferenceWorker::statsChanged, figures_.get(), &Figures::onStatsChanged, q);
+    connect(w, &InferenceWorker::serverFiguresChanged, figures_.get(), &Figures::onServerFigures, q);
     connect(w, &InferenceWorker::cacheLayoutReady, inspector_.get(), &CacheInspectorModel::onCacheLayout, q);
     connect(w, &InferenceWorker::error, this, [this](const QString&, const QString& m) { showError(m); }, q);
 

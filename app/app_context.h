@@ -18,7 +18,7 @@
 #include "model_controller.h"
 
 struct AppPaths {
-    QString data_dir;       // conversations are saved under here
+    QString data_dir;       // conversations are saved under here, API keys in api-keys.json (0600)
     QString settings_file;  // empty: the platform's QSettings location
     static AppPaths standard();  // QStandardPaths::AppDataLocation and the default QSettings
 };
@@ -63,6 +63,7 @@ private:
     void applySnapshotSettings();
 
     std::atomic<bool> cancel_{false};
+    ApiKeyStore keys_;
     std::unique_ptr<AppSettings> settings_;
     std::unique_ptr<ChatController> chat_;
     std::unique_ptr<ModelController> model_;

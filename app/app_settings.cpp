@@ -5,6 +5,7 @@
 
 namespace {
 constexpr int kMaxRecent = 8;
+constexpr int kDefaultServerTimeoutSeconds = 60;
 }
 
 AppSettings::AppSettings(const QString& settingsFile, QObject* parent)
@@ -16,6 +17,15 @@ int AppSettings::threads() const { return settings_->value("app/threads", 0).toI
 
 void AppSettings::setThreads(int threads) {
     settings_->setValue("app/threads", qMax(0, threads));
+    emit changed();
+}
+
+int AppSettings::serverTimeoutSeconds() const {
+    return qMax(1, settings_->value("remote/timeoutSeconds", kDefaultServerTimeoutSeconds).toInt());
+}
+
+void AppSettings::setServerTimeoutSeconds(int seconds) {
+    settings_->setValue("remote/timeoutSeconds", qMax(1, seconds));
     emit changed();
 }
 

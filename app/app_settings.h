@@ -1,7 +1,7 @@
-// Application-wide settings, kept with QSettings: CPU threads, KV cache budget and type, the disk budget of
-// KV snapshots, the last model and the recent checkpoints, the folder the open dialogs start in,
-// and the window's geometry. Changes to threads and cache budget apply at the next load; the
-// snapshot budget at once.
+// Application-wide settings, kept with QSettings: CPU threads, KV cache budget and type, the disk
+// budget of KV snapshots, the last model and the recent checkpoints, the folder the open dialogs
+// start in, the window's geometry, and how long a server may stay silent. Changes to threads,
+// cache budget and type and that timeout apply at the next load; the snapshot budget at once.
 #pragma once
 
 #include <QObject>
@@ -23,6 +23,7 @@ class AppSettings : public QObject {
     Q_PROPERTY(int kvSnapshotMiB READ kvSnapshotMiB WRITE setKvSnapshotMiB NOTIFY changed)
     Q_PROPERTY(QString kvCacheType READ kvCacheType WRITE setKvCacheType NOTIFY changed)
     Q_PROPERTY(QStringList kvCacheTypes READ kvCacheTypes CONSTANT)
+    Q_PROPERTY(int serverTimeoutSeconds READ serverTimeoutSeconds WRITE setServerTimeoutSeconds NOTIFY changed)
     Q_PROPERTY(QStringList recentCheckpoints READ recentCheckpoints NOTIFY changed)
     Q_PROPERTY(QUrl lastFolder READ lastFolder NOTIFY changed)
     Q_PROPERTY(QRect windowGeometry READ windowGeometry WRITE setWindowGeometry NOTIFY changed)
@@ -41,6 +42,9 @@ public:
     QString kvCacheType() const;    // the KV cache's element type by its engine name, "f16" by default
     void setKvCacheType(const QString& name);  // a name the engine does not know is ignored
     static QStringList kvCacheTypes();
+    // A server that sends nothing for this long (before the answer or between its pieces) fails.
+    int serverTimeoutSeconds() const;
+    void setServerTimeoutSeconds(int seconds);
     QString lastModel() const;
     QString lastTokenizer() const;
     QStringList recentCheckpoints() const;

@@ -63,6 +63,17 @@ void ChatController::loadSaved() {
         show(conversations_.at(0));
 }
 
+void ChatController::restoreAll() {
+    for (int row = 0; row < conversations_.rowCount(); ++row) {
+        const Conversation* c = conversations_.at(row);
+        emit requestRestore(c->id, c->turns(), settings_.systemPromptOf(c->id), c->format);
+    }
+    if (deleted_) {  // Undo may still bring it back
+        const Conversation* c = deleted_->conversation.get();
+        emit requestRestore(c->id, c->turns(), settings_.systemPromptOf(c->id), c->format);
+    }
+}
+
 void ChatController::shutdown() {
     commitDelete();
     if (draft_save_timer_.isActive() && current())

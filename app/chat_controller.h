@@ -104,6 +104,8 @@ public slots:
                         const llamadesk::PoolStats& pool);
     void onTurnMeasured(const QString& key, const QString& text, const llamadesk::TurnSize& size);
     void onModelLoaded(const QString& path, const QString& tokenizer, const llamadesk::ModelInfo& info);
+    // The worker's backend was replaced and holds no conversation: give it every one again.
+    void restoreAll();
 
 signals:
     void requestGenerate(const QString& key, const QString& text, const llamadesk::GenerateParams& params);

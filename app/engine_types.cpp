@@ -1,5 +1,7 @@
 #include "engine_types.h"
 
+#include "server_figures.h"
+
 void register_engine_metatypes() {
     qRegisterMetaType<llamadesk::ModelInfo>();
     qRegisterMetaType<llamadesk::GenerateParams>();
@@ -11,4 +13,5 @@ void register_engine_metatypes() {
     qRegisterMetaType<llamadesk::TurnSize>();
     qRegisterMetaType<llamadesk::ChatFormat>();
     qRegisterMetaType<std::vector<llamadesk::ChatTurn>>();
+    qRegisterMetaType<ServerFigures>();
 }

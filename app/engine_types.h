@@ -17,5 +17,5 @@ Q_DECLARE_METATYPE(llamadesk::TurnSize)
 Q_DECLARE_METATYPE(llamadesk::ChatFormat)
 Q_DECLARE_METATYPE(std::vector<llamadesk::ChatTurn>)
 
-// Registers the types above for queued connections; call once before connecting.
+// Registers the types above (and ServerFigures) for queued connections; call once before connecting.
 void register_engine_metatypes();

@@ -100,7 +100,12 @@ void Figures::onTokenGenerated(const QString& key, const QString&, const Generat
 void Figures::onGenerationFinished(const QString& key, const GenerationResult& result, int) {
     ticker_.stop();
     live_key_.clear();
-    if (result.stats.generated_tokens > 0 || result.stats.prompt_tokens > 0)
+    // A server's answer counts once text came: its token counts may never be reported.
+    const auto it = answers_.constFind(key);
+    const bool ran = it != answers_.constEnd() && it->server
+                         ? it->server->pieces > 0
+                         : result.stats.generated_tokens > 0 || result.stats.prompt_tokens > 0;
+    if (ran)
         take(key, result.stats);
     else
         answers_.remove(key);  // refused before anything ran: there is nothing to show
@@ -110,4 +115,9 @@ void Figures::onGenerationFinished(const QString& key, const GenerationResult& r
 void Figures::onStatsChanged(const QString&, const ConversationStats&, const PoolStats& pool) {
     pool_ = pool;
     emit occupancyChanged();
+}
+
+void Figures::onServerFigures(const QString& key, const ServerFigures& figures) {
+    answers_[key].server = figures;
+    changed(key);
 }

@@ -1,6 +1,7 @@
 // Live figures for the window, always those of the conversation on screen: its last answer's
 // decode speed (with a series for the chart), time to first token and prefill, labelled with the
-// model that produced them; its cache occupancy, read from the conversation list (the one copy of
+// model that produced them (for a server's answer, what was measured as it arrived and what the
+// server reported, -1 where it reported nothing); its cache occupancy, read from the conversation list (the one copy of
 // each conversation's engine figures); and the shared pool's occupancy.
 #pragma once
 
@@ -13,6 +14,7 @@
 
 #include "conversation_list_model.h"
 #include "engine_types.h"
+#include "server_figures.h"
 
 class Figures : public QObject {
     Q_OBJECT
@@ -33,6 +35,15 @@ class Figures : public QObject {
     Q_PROPERTY(int generatedTokens READ generatedTokens NOTIFY generationChanged)
     Q_PROPERTY(QVariantList decodeSeries READ decodeSeries NOTIFY generationChanged)
     Q_PROPERTY(int updates READ updates NOTIFY generationChanged)
+    Q_PROPERTY(bool fromServer READ fromServer NOTIFY generationChanged)
+    Q_PROPERTY(QString server READ server NOTIFY generationChanged)
+    Q_PROPERTY(int serverPieces READ serverPieces NOTIFY generationChanged)
+    Q_PROPERTY(double serverPiecesPerSecond READ serverPiecesPerSecond NOTIFY generationChanged)
+    Q_PROPERTY(double serverTokensPerSecond READ serverTokensPerSecond NOTIFY generationChanged)
+    Q_PROPERTY(int serverPromptTokens READ serverPromptTokens NOTIFY generationChanged)
+    Q_PROPERTY(int serverCompletionTokens READ serverCompletionTokens NOTIFY generationChanged)
+    Q_PROPERTY(int serverCachedTokens READ serverCachedTokens NOTIFY generationChanged)
+    Q_PROPERTY(double serverCacheUsage READ serverCacheUsage NOTIFY generationChanged)
     Q_PROPERTY(int cachedTokens READ cachedTokens NOTIFY occupancyChanged)
     Q_PROPERTY(int contextLength READ contextLength NOTIFY occupancyChanged)
     Q_PROPERTY(int poolBlocksUsed READ poolBlocksUsed NOTIFY occupancyChanged)
@@ -62,6 +73,16 @@ public:
     int generatedTokens() const { return shown().stats.generated_tokens; }
     QVariantList decodeSeries() const { return shown().series; }
     int updates() const { return shown().updates; }
+    // The shown answer came from a server; the server* figures below are -1 where it reported none.
+    bool fromServer() const { return shown().server.has_value(); }
+    QString server() const { return fromServer() ? shown().server->server : QString(); }
+    int serverPieces() const { return fromServer() ? shown().server->pieces : 0; }
+    double serverPiecesPerSecond() const { return reported(&ServerFigures::pieces_per_second); }
+    double serverTokensPerSecond() const { return reported(&ServerFigures::tokens_per_second); }
+    int serverPromptTokens() const { return reported(&ServerFigures::prompt_tokens); }
+    int serverCompletionTokens() const { return reported(&ServerFigures::completion_tokens); }
+    int serverCachedTokens() const { return reported(&ServerFigures::cached_tokens); }
+    double serverCacheUsage() const { return reported(&ServerFigures::kv_cache_usage); }
     int cachedTokens() const;
     int contextLength() const;
     int poolBlocksUsed() const { return pool_.blocks_used; }
@@ -81,6 +102,7 @@ public slots:
     void onGenerationFinished(const QString& key, const llamadesk::GenerationResult& result, int nTurns);
     void onStatsChanged(const QString& key, const llamadesk::ConversationStats& conversation,
                         const llamadesk::PoolStats& pool);
+    void onServerFigures(const QString& key, const ServerFigures& figures);
 
 signals:
     void generationChanged();
@@ -94,8 +116,13 @@ private:
         double decode_tokens_per_s = 0;
         int updates = 0;      // how many updates this answer has had (tests and the chart use it)
         QString model;        // the model that wrote it
+        std::optional<ServerFigures> server;  // a server wrote it
     };
     const Answer& shown() const;
+    template <typename T>
+    T reported(std::optional<T> ServerFigures::*field) const {
+        return fromServer() && (*shown().server.*field) ? *(*shown().server.*field) : T(-1);
+    }
     void take(const QString& key, const llamadesk::GenerationStats& stats);
     void changed(const QString& key);
     void tick();

@@ -1,14 +1,24 @@
 #include "inference_worker.h"
 
+#include "endpoint.h"
+#include "local_backend.h"
+#include "remote_backend.h"
+
 using namespace llamadesk;
 
-InferenceWorker::InferenceWorker(const std::atomic<bool>* cancel, QObject* parent)
-    : QObject(parent), cancel_(cancel) {}
+InferenceWorker::InferenceWorker(const std::atomic<bool>* cancel, const QString& apiKeyFile, QObject* parent)
+    : QObject(parent), cancel_(cancel), api_key_file_(apiKeyFile) {
+    auto local = std::make_unique<LocalBackend>();
+    local_ = local.get();
+    backend_ = std::move(local);
+}
 
 InferenceWorker::~InferenceWorker() = default;
 
 void InferenceWorker::loadModel(const QString& path, const QString& tokenizer, int threads,
-                                qint64 kvCacheBytes, const QString& kvCacheType) {
+                                qint64 kvCacheBytes, const QString& kvCacheType, int serverTimeoutMs) {
+    if (remote::is_remote_location(path))
+        return connectRemote(path, serverTimeoutMs);
     LoadParams params;
     params.model_path = path.toStdString();
     params.tokenizer_path = tokenizer.toStdString();
@@ -26,32 +36,64 @@ void InferenceWorker::loadModel(const QString& path, const QString& tokenizer, i
         since_emit.restart();
         emit loadProgress(fraction, QString::fromStdString(stage));
     };
-    const Status status = engine_.load(params);
+    // A server in use stays until this machine's engine has loaded.
+    std::unique_ptr<LocalBackend> fresh = local_ ? nullptr : std::make_unique<LocalBackend>();
+    if (fresh)
+        report(QString(), fresh->set_snapshots(snapshots_));
+    const Status status = (local_ ? local_ : fresh.get())->load(params);
     if (!status.ok()) {
         emit loadFailed(path, int(status.code), QString::fromStdString(status.message));
         return;
     }
-    emit modelLoaded(path, tokenizer, engine_.model_info());
+    if (fresh) {
+        local_ = fresh.get();
+        replaceBackend(std::move(fresh));
+    }
+    emit modelLoaded(path, tokenizer, backend_->model_info());
     publishAll();  // every cache went with the old model
 }
 
 void InferenceWorker::setSnapshots(const QString& folder, qint64 budgetBytes) {
-    SnapshotSettings settings;
+    snapshots_ = SnapshotSettings{};
     if (budgetBytes > 0) {
-        settings.folder = folder.toStdString();
-        settings.budget_bytes = budgetBytes;
-        settings.on_log = [](const std::string& line) { qInfo("%s", line.c_str()); };
+        snapshots_.folder = folder.toStdString();
+        snapshots_.budget_bytes = budgetBytes;
+        snapshots_.on_log = [](const std::string& line) { qInfo("%s", line.c_str()); };
     }
-    report(QString(), engine_.set_snapshots(settings));
+    if (local_)
+        report(QString(), local_->set_snapshots(snapshots_));
+}
+
+void InferenceWorker::connectRemote(const QString& location, int timeoutMs) {
+    emit loadProgress(0.0, QStringLiteral("connecting to the server"));
+    QString error;
+    std::unique_ptr<RemoteBackend> remote = RemoteBackend::connect(location, api_key_file_, timeoutMs, &error);
+    if (!remote) {
+        emit loadFailed(location, int(ErrorCode::BackendUnavailable), error);
+        return;
+    }
+    local_ = nullptr;
+    replaceBackend(std::move(remote));
+    emit modelLoaded(location, QString(), backend_->model_info());
+    publishAll();
+}
+
+void InferenceWorker::replaceBackend(std::unique_ptr<InferenceBackend> backend) {
+    backend_ = std::move(backend);
+    for (Entry& entry : conversations_) {
+        entry.id = -1;
+        entry.pending_turns.clear();
+    }
+    emit historiesCleared();
 }
 
 ConversationId InferenceWorker::ensure(const QString& key) {
     Entry& entry = conversations_[key];
     if (entry.id >= 0)
         return entry.id;
-    entry.id = engine_.create_conversation(entry.format);
+    entry.id = backend_->create_conversation(entry.format);
     if (!entry.pending_turns.empty()) {
-        report(key, engine_.restore_turns(entry.id, entry.pending_turns, entry.system_prompt));
+        report(key, backend_->restore_turns(entry.id, entry.pending_turns, entry.system_prompt));
         entry.pending_turns.clear();
     }
     return entry.id;
@@ -62,8 +104,8 @@ void InferenceWorker::restoreConversation(const QString& key, const std::vector<
     Entry& entry = conversations_[key];
     entry.format = format;
     if (entry.id >= 0) {
-        report(key, engine_.set_chat_format(entry.id, format));
-        report(key, engine_.restore_turns(entry.id, turns, systemPrompt.toStdString()));
+        report(key, backend_->set_chat_format(entry.id, format));
+        report(key, backend_->restore_turns(entry.id, turns, systemPrompt.toStdString()));
         publish(key);
         return;
     }
@@ -75,7 +117,7 @@ void InferenceWorker::setChatFormat(const QString& key, ChatFormat format) {
     Entry& entry = conversations_[key];
     entry.format = format;
     if (entry.id >= 0) {
-        report(key, engine_.set_chat_format(entry.id, format));
+        report(key, backend_->set_chat_format(entry.id, format));
         publish(key);
     }
 }
@@ -83,13 +125,13 @@ void InferenceWorker::setChatFormat(const QString& key, ChatFormat format) {
 void InferenceWorker::generate(const QString& key, const QString& text, const GenerateParams& params) {
     const std::string user_text = text.toStdString();
     run(key, [&](ConversationId id, const TokenCallback& on_token) {
-        return engine_.generate(id, user_text, params, on_token, cancel_);
+        return backend_->generate(id, user_text, params, on_token, cancel_);
     });
 }
 
 void InferenceWorker::continueAnswer(const QString& key, const GenerateParams& params) {
     run(key, [&](ConversationId id, const TokenCallback& on_token) {
-        return engine_.continue_answer(id, params, on_token, cancel_);
+        return backend_->continue_answer(id, params, on_token, cancel_);
     });
 }
 
@@ -107,6 +149,7 @@ void InferenceWorker::run(const QString& key, const Generation& generation) {
         since_emit.restart();
         emit tokenGenerated(key, QString::fromStdString(pending), stats);
         emit cacheLayoutReady(key, layout_of(key));
+        publishServerFigures(key);
         if (first)
             publishAll();  // room for this answer may have been taken from other conversations
         first = false;
@@ -115,18 +158,24 @@ void InferenceWorker::run(const QString& key, const Generation& generation) {
     const GenerationResult result = generation(id, on_token);
     if (!pending.empty())
         emit tokenGenerated(key, QString::fromStdString(pending), result.stats);
+    publishServerFigures(key);
     emit generationFinished(key, result, stats_of(key).n_turns);
     publishAll();
     // The conversation is idle: its new full blocks go to disk (this also runs for the answer a
     // quit stops, before the thread ends).
-    report(key, engine_.save_snapshot(id));
+    report(key, backend_->save_snapshot(id));
+}
+
+void InferenceWorker::publishServerFigures(const QString& key) {
+    if (const std::optional<ServerFigures> figures = backend_->server_figures())
+        emit serverFiguresChanged(key, *figures);
 }
 
 void InferenceWorker::resetConversation(const QString& key) {
     Entry& entry = conversations_[key];
     entry.pending_turns.clear();
     if (entry.id >= 0)
-        report(key, engine_.reset_conversation(entry.id));
+        report(key, backend_->reset_conversation(entry.id));
     publish(key);
 }
 
@@ -135,34 +184,34 @@ void InferenceWorker::deleteConversation(const QString& key) {
     if (it == conversations_.constEnd())
         return;
     if (it->id >= 0)
-        report(key, engine_.delete_conversation(it->id));
+        report(key, backend_->delete_conversation(it->id));
     conversations_.erase(it);
-    emit statsChanged(QString(), ConversationStats{}, engine_.pool_stats());
+    emit statsChanged(QString(), ConversationStats{}, backend_->pool_stats());
 }
 
 void InferenceWorker::truncateTurns(const QString& key, int nTurns) {
-    report(key, engine_.truncate_turns(ensure(key), nTurns));
+    report(key, backend_->truncate_turns(ensure(key), nTurns));
     publish(key);
 }
 
 void InferenceWorker::dropOldestTurns(const QString& key, int n, const QString& systemPrompt) {
-    report(key, engine_.drop_oldest_turns(ensure(key), n, systemPrompt.toStdString()));
+    report(key, backend_->drop_oldest_turns(ensure(key), n, systemPrompt.toStdString()));
     publish(key);
 }
 
 void InferenceWorker::measureTurn(const QString& key, const QString& text, const QString& systemPrompt) {
-    if (!engine_.has_model())
+    if (!backend_->has_model())
         return;
     TurnSize size;
-    if (engine_.measure_turn(ensure(key), text.toStdString(), systemPrompt.toStdString(), &size).ok())
+    if (backend_->measure_turn(ensure(key), text.toStdString(), systemPrompt.toStdString(), &size).ok())
         emit turnMeasured(key, text, size);
 }
 
 CacheLayout InferenceWorker::layout_of(const QString& key) const {
     CacheLayout layout;
     const auto it = conversations_.constFind(key);
-    if (engine_.has_model() && it != conversations_.constEnd() && it->id >= 0)
-        engine_.cache_layout(it->id, &layout);
+    if (backend_->has_model() && it != conversations_.constEnd() && it->id >= 0)
+        backend_->cache_layout(it->id, &layout);
     return layout;
 }
 
@@ -170,14 +219,14 @@ ConversationStats InferenceWorker::stats_of(const QString& key) const {
     ConversationStats stats;
     const auto it = conversations_.constFind(key);
     if (it != conversations_.constEnd() && it->id >= 0)
-        engine_.conversation_stats(it->id, &stats);
-    else if (engine_.has_model())
-        stats.context_length = engine_.model_info().context_length;
+        backend_->conversation_stats(it->id, &stats);
+    else if (backend_->has_model())
+        stats.context_length = backend_->model_info().context_length;
     return stats;
 }
 
 void InferenceWorker::publish(const QString& key) {
-    emit statsChanged(key, stats_of(key), engine_.pool_stats());
+    emit statsChanged(key, stats_of(key), backend_->pool_stats());
     emit cacheLayoutReady(key, layout_of(key));
 }
 

@@ -1,4 +1,5 @@
-// Hosts the engine on its own thread. Every request arrives as a queued slot call and every result
+// Hosts the inference backend on its own thread: the engine on this machine, or a server speaking
+// the OpenAI-compatible API when the model's location is an http(s) address (RemoteBackend). Every request arrives as a queued slot call and every result
 // leaves as a queued signal; nothing here is touched from the GUI thread except the cancel flag,
 // an atomic the GUI sets and the engine reads once per token.
 //
@@ -13,22 +14,30 @@
 #include <QString>
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "engine_types.h"
+#include "inference_backend.h"
+
+class LocalBackend;
 
 class InferenceWorker : public QObject {
     Q_OBJECT
 public:
-    explicit InferenceWorker(const std::atomic<bool>* cancel, QObject* parent = nullptr);
+    // apiKeyFile: where ApiKeyStore keeps the keys entered for servers.
+    InferenceWorker(const std::atomic<bool>* cancel, const QString& apiKeyFile, QObject* parent = nullptr);
     ~InferenceWorker() override;
 
 public slots:
-    // kvCacheType: a name AppSettings::kvCacheTypes() lists.
+    // path: a checkpoint, or a remote location (remote_location() in remote/endpoint.h).
+    // kvCacheType: a name AppSettings::kvCacheTypes() lists (this machine's engine only).
+    // serverTimeoutMs: how long a server may stay silent (a remote location only).
     void loadModel(const QString& path, const QString& tokenizer, int threads, qint64 kvCacheBytes,
-                   const QString& kvCacheType);
+                   const QString& kvCacheType, int serverTimeoutMs);
     // Keeps conversations' KV caches under folder, within budgetBytes (0: off); see
-    // llamadesk::SnapshotSettings. What is restored or ignored goes to the log.
+    // llamadesk::SnapshotSettings. What is restored or ignored goes to the log. A server keeps
+    // its own cache.
     void setSnapshots(const QString& folder, qint64 budgetBytes);
     // Gives the engine a conversation's turns after a restart; nothing is computed until it is used.
     void restoreConversation(const QString& key, const std::vector<llamadesk::ChatTurn>& turns,
@@ -47,6 +56,9 @@ public slots:
 
 signals:
     void loadProgress(double fraction, const QString& stage);
+    // The backend was replaced (this machine <-> a server): it holds no conversation, so every one
+    // must be restored. Sent just before modelLoaded.
+    void historiesCleared();
     void modelLoaded(const QString& path, const QString& tokenizer, const llamadesk::ModelInfo& info);
     void loadFailed(const QString& path, int code, const QString& message);
     void generationStarted(const QString& key);
@@ -57,6 +69,8 @@ signals:
     void statsChanged(const QString& key, const llamadesk::ConversationStats& conversation,
                       const llamadesk::PoolStats& pool);
     void cacheLayoutReady(const QString& key, const llamadesk::CacheLayout& layout);
+    // A server's own figures for the conversation's answer, after each update of it.
+    void serverFiguresChanged(const QString& key, const ServerFigures& figures);
     void turnMeasured(const QString& key, const QString& text, const llamadesk::TurnSize& size);
     void error(const QString& key, const QString& message);
 
@@ -76,9 +90,15 @@ private:
     llamadesk::CacheLayout layout_of(const QString& key) const;
     void publishAll();
     void report(const QString& key, const llamadesk::Status& status);
+    void connectRemote(const QString& location, int timeoutMs);
+    void replaceBackend(std::unique_ptr<InferenceBackend> backend);
+    void publishServerFigures(const QString& key);
 
     static constexpr int kEmitIntervalMs = 50;
-    llamadesk::Engine engine_;
+    std::unique_ptr<InferenceBackend> backend_;
+    LocalBackend* local_ = nullptr;  // backend_ when it is this machine's engine
+    llamadesk::SnapshotSettings snapshots_;  // for this machine's engine, whenever there is one
     const std::atomic<bool>* cancel_;
+    QString api_key_file_;
     QHash<QString, Entry> conversations_;
 };

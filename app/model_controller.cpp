@@ -4,6 +4,7 @@
 #include <QUrl>
 #include <utility>
 
+#include "endpoint.h"
 #include "llamadesk/builtin_model.h"
 #include "process_memory.h"
 
@@ -18,8 +19,8 @@ QString local_path(const QString& pathOrUrl) {
 
 }  // namespace
 
-ModelController::ModelController(AppSettings* settings, QObject* parent)
-    : QObject(parent), settings_(settings) {
+ModelController::ModelController(AppSettings* settings, const ApiKeyStore* keys, QObject* parent)
+    : QObject(parent), settings_(settings), keys_(keys) {
     connect(settings_, &AppSettings::changed, this, &ModelController::recentChanged);
     // A mapped checkpoint becomes resident as it is read, so the figure grows after loading.
     resident_timer_.setInterval(2000);
@@ -51,6 +52,34 @@ void ModelController::open(const QString& pathOrUrl) {
     load(path, settings_->tokenizerFor(path));
 }
 
+void ModelController::openRemote(const QString& baseUrl, const QString& apiKey, const QString& model) {
+    const remote::Endpoint endpoint{QUrl::fromUserInput(baseUrl.trimmed()), QString(), model};
+    QString error = remote::check_base_url(endpoint.base_url);
+    if (error.isEmpty() && model.isEmpty()) error = tr("choose one of the server's models");
+    if (error.isEmpty()) error = keys_->setKey(endpoint.base_url, apiKey);
+    if (!error.isEmpty()) {
+        emit errorOccurred(tr("Could not use the server: %1").arg(error));
+        return;
+    }
+    load(remote::remote_location(endpoint), QString());
+}
+
+QString ModelController::plainHttpWarning(const QString& baseUrl) const {
+    return remote::plain_http_warning(QUrl::fromUserInput(baseUrl.trimmed()));
+}
+
+QString ModelController::displayName(const QString& location) const {
+    if (!remote::is_remote_location(location)) return QFileInfo(location).fileName();
+    const remote::Endpoint endpoint = remote::endpoint_from_location(location);
+    return tr("%1 on %2").arg(endpoint.model, remote::host_and_port(endpoint.base_url));
+}
+
+bool ModelController::isRemote(const QString& location) const { return remote::is_remote_location(location); }
+
+QString ModelController::serverAddress(const QString& location) const {
+    return remote::endpoint_from_location(location).base_url.toString();
+}
+
 void ModelController::openWithTokenizer(const QString& pathOrUrl) {
     const QString model = std::exchange(tokenizer_for_, QString());
     emit needsTokenizerChanged();
@@ -73,11 +102,11 @@ void ModelController::load(const QString& path, const QString& tokenizer) {
         return;
     ++loads_in_flight_;
     progress_ = 0;
-    stage_ = tr("Opening %1").arg(QFileInfo(path).fileName());
+    stage_ = tr("Opening %1").arg(displayName(path));
     emit loadingChanged();
     emit progressChanged();
     emit requestLoad(path, tokenizer, settings_->threads(), qint64(settings_->kvCacheMiB()) * 1024 * 1024,
-                     settings_->kvCacheType());
+                     settings_->kvCacheType(), settings_->serverTimeoutSeconds() * 1000);
 }
 
 void ModelController::onLoadProgress(double fraction, const QString& stage) {
@@ -103,7 +132,7 @@ void ModelController::onLoadFailed(const QString& path, int code, const QString&
         emit needsTokenizerChanged();
     } else {
         const QString still = has_model_ ? tr(" Still using %1.").arg(name()) : QString();
-        emit errorOccurred(tr("Could not load %1: %2%3").arg(QFileInfo(path).fileName(), message, still));
+        emit errorOccurred(tr("Could not load %1: %2%3").arg(displayName(path), message, still));
     }
     finishOne();
 }

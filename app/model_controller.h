@@ -1,4 +1,5 @@
-// Which model is loaded and loading: open a checkpoint (file dialog, drop, recent list), load
+// Which model is loaded and loading: open a checkpoint (file dialog, drop, recent list) or a model
+// on a server (remote_location(): base URL and model; its API key goes to ApiKeyStore), load
 // progress, the header's figures, the tokenizer question, and load errors. A failed load changes
 // nothing here: the previous model's figures stay, as the previous model stays in the engine.
 #pragma once
@@ -8,6 +9,7 @@
 #include <QTimer>
 #include <QtQml/qqmlregistration.h>
 
+#include "api_key_store.h"
 #include "app_settings.h"
 #include "engine_types.h"
 
@@ -40,8 +42,12 @@ class ModelController : public QObject {
     Q_PROPERTY(bool needsTokenizer READ needsTokenizer NOTIFY needsTokenizerChanged)
     Q_PROPERTY(QString tokenizerMessage READ tokenizerMessage NOTIFY needsTokenizerChanged)
     Q_PROPERTY(QStringList recentCheckpoints READ recentCheckpoints NOTIFY recentChanged)
+    // The model runs on a server: its figures and cache are the server's (device names it).
+    Q_PROPERTY(bool remote READ remote NOTIFY modelChanged)
+    // Where API keys are kept, for the remote dialog to say so.
+    Q_PROPERTY(QString apiKeyFile READ apiKeyFile CONSTANT)
 public:
-    explicit ModelController(AppSettings* settings, QObject* parent = nullptr);
+    ModelController(AppSettings* settings, const ApiKeyStore* keys, QObject* parent = nullptr);
 
     bool hasModel() const { return has_model_; }
     QString name() const;  // "LlamaDesk Guide (built in)" for the built-in model
@@ -72,9 +78,19 @@ public:
     bool needsTokenizer() const { return !tokenizer_for_.isEmpty(); }
     QString tokenizerMessage() const { return tokenizer_message_; }
     QStringList recentCheckpoints() const { return settings_->recentCheckpoints(); }
+    bool remote() const { return has_model_ && info_.backend == "Remote"; }
+    QString apiKeyFile() const { return keys_->file(); }
 
     // A local path or a file:// URL, from the dialog, a drop or the recent list.
     Q_INVOKABLE void open(const QString& pathOrUrl);
+    // A model on a server; apiKey (may be empty) is stored for baseUrl's origin before connecting.
+    Q_INVOKABLE void openRemote(const QString& baseUrl, const QString& apiKey, const QString& model);
+    // Empty when baseUrl is https or loopback; else the warning the window shows before sending.
+    Q_INVOKABLE QString plainHttpWarning(const QString& baseUrl) const;
+    // "model on host:port" for a remote location in Recent, the file name for a checkpoint.
+    Q_INVOKABLE QString displayName(const QString& location) const;
+    Q_INVOKABLE bool isRemote(const QString& location) const;
+    Q_INVOKABLE QString serverAddress(const QString& location) const;  // a remote location's base URL
     // Retries the checkpoint that asked for a tokenizer with this one.
     Q_INVOKABLE void openWithTokenizer(const QString& pathOrUrl);
     Q_INVOKABLE void cancelTokenizer();
@@ -89,7 +105,7 @@ public slots:
 
 signals:
     void requestLoad(const QString& path, const QString& tokenizer, int threads, qint64 kvCacheBytes,
-                     const QString& kvCacheType);
+                     const QString& kvCacheType, int serverTimeoutMs);
     void modelChanged();
     void loadingChanged();
     void progressChanged();
@@ -103,6 +119,7 @@ private:
     void refreshResidentBytes();
 
     AppSettings* settings_;
+    const ApiKeyStore* keys_;
     llamadesk::ModelInfo info_;
     bool has_model_ = false;
     int loads_in_flight_ = 0;

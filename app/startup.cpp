@@ -4,6 +4,7 @@
 #include <QFileInfo>
 
 #include "app_settings.h"
+#include "endpoint.h"
 #include "llamadesk/builtin_model.h"
 
 StartupOptions parse_startup_options(const QStringList& arguments) {
@@ -24,7 +25,9 @@ StartupOptions parse_startup_options(const QStringList& arguments) {
 QString startup_model(const StartupOptions& options, const AppSettings& settings) {
     if (!options.model.isEmpty())
         return options.model;
-    if (const QString last = settings.lastModel(); !last.isEmpty() && QFileInfo::exists(last))
+    // A server is tried again as a file is; one that does not answer says so in the window.
+    if (const QString last = settings.lastModel();
+        !last.isEmpty() && (QFileInfo::exists(last) || llamadesk::remote::is_remote_location(last)))
         return last;
     if (const QString env = qEnvironmentVariable("LLAMADESK_MODEL"); !env.isEmpty())
         return env;

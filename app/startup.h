@@ -15,6 +15,6 @@ struct StartupOptions {
 
 StartupOptions parse_startup_options(const QStringList& arguments);
 
-// --model, else the last model used, else $LLAMADESK_MODEL, else ../shared/models/stories260K
+// --model, else the last model used (a file that still exists, or a model on a server), else $LLAMADESK_MODEL, else ../shared/models/stories260K
 // beside the source tree when present, else empty (the window shows its welcome screen).
 QString startup_model(const StartupOptions& options, const AppSettings& settings);

@@ -11,6 +11,7 @@ packages=(
     qml6-module-qtquick-controls qml6-module-qtquick-templates qml6-module-qtquick-layouts
     qml6-module-qtquick-dialogs qml6-module-qt-labs-settings qml6-module-qtcore qml6-module-qttest
     qml6-module-qt-labs-folderlistmodel
+    python3-venv
 )
 
 as_root=()

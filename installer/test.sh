@@ -6,6 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash installer/install-deps.sh
 bash installer/build.sh
+# The remote engine's real-server tests use this python (none: they skip).
+LLAMADESK_TEST_PYTHON="$(bash installer/test-server-python.sh)"
+export LLAMADESK_TEST_PYTHON
 (cd build && ctest --output-on-failure --timeout 900)
 
 # The engine and its programs with Debian's clang too, which the fuzzers (tests/fuzz) need.

@@ -22,8 +22,18 @@ Pane {
 
         Label { text: qsTr("KV cache inspector"); font.pixelSize: 15; font.bold: true; color: Theme.text }
         Label {
+            objectName: "inspectorRemote"
+            visible: panel.model.remote
+            Layout.fillWidth: true
+            wrapMode: Text.Wrap
+            color: Theme.muted
+            font.pixelSize: 12
+            text: qsTr("This model runs on the server %1, and so does its KV cache: its blocks cannot be seen from here. What the server reports of it is under Figures.")
+                  .arg(panel.model.device)
+        }
+        Label {
             objectName: "inspectorWeights"
-            visible: panel.model.hasModel
+            visible: panel.model.hasModel && !panel.model.remote
             Layout.fillWidth: true
             wrapMode: Text.Wrap
             color: Theme.muted
@@ -34,6 +44,7 @@ Pane {
                   .arg(panel.model.residentBytes >= 0 ? (panel.model.residentBytes / 1e6).toFixed(0) + " MB" : qsTr("unknown"))
         }
         Label {
+            visible: !panel.model.remote
             Layout.fillWidth: true
             wrapMode: Text.Wrap
             color: Theme.muted

@@ -1,6 +1,7 @@
 // Live figures of the conversation on screen: its last answer's decode speed with its chart, time
 // to first token and prefill (labelled with the model that wrote it), and the cache occupancy of
-// this conversation and of the shared pool.
+// this conversation and of the shared pool. For a model on a server: what was measured here as the
+// answer arrived and what the server reported, "not reported by the server" for the rest.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -9,15 +10,26 @@ import LlamaDesk.Core
 Pane {
     id: panel
     required property Figures figures
+    required property ModelController model
+    readonly property bool server: panel.figures.fromServer || panel.model.remote
+    readonly property string notReported: qsTr("not reported by the server")
     padding: 16
     background: null
 
     component Figure: ColumnLayout {
         required property string label
         required property string value
+        property bool reported: true  // false: value says that the server gave none
         spacing: 0
         Layout.fillWidth: true
-        Label { text: parent.value; font.pixelSize: 20; font.bold: true; color: Theme.text }
+        Label {
+            text: parent.value
+            font.pixelSize: parent.reported ? 20 : 12
+            font.bold: parent.reported
+            color: parent.reported ? Theme.text : Theme.muted
+            Layout.fillWidth: true
+            wrapMode: Text.Wrap
+        }
         Label { text: parent.label; font.pixelSize: 11; color: Theme.muted; wrapMode: Text.Wrap; Layout.fillWidth: true }
     }
 
@@ -35,11 +47,68 @@ Pane {
             color: Theme.muted
             textFormat: Text.PlainText
             text: !panel.figures.hasAnswer ? qsTr("No answer in this conversation since this model was loaded.")
+                  : panel.figures.fromServer
+                  ? qsTr("%1 answer · %2 on the server %3: measured here as it arrived, and what the server reported")
+                    .arg(panel.figures.live ? qsTr("This conversation's") : qsTr("This conversation's last"))
+                    .arg(panel.figures.answerModel).arg(panel.figures.server)
                   : panel.figures.live ? qsTr("This conversation's answer, now · %1").arg(panel.figures.answerModel)
                   : qsTr("This conversation's last answer · %1").arg(panel.figures.answerModel)
         }
 
         GridLayout {
+            objectName: "serverFigures"
+            visible: panel.server
+            columns: 2
+            columnSpacing: 12
+            rowSpacing: 10
+            Layout.fillWidth: true
+            Figure {
+                objectName: "serverTokensPerSecond"
+                readonly property bool known: panel.figures.serverTokensPerSecond >= 0
+                label: qsTr("tokens/s: the server's count over their arrival here")
+                reported: !panel.figures.hasAnswer || known
+                value: !panel.figures.hasAnswer ? "—" : known ? panel.figures.serverTokensPerSecond.toFixed(1) : panel.notReported
+            }
+            Figure {
+                label: qsTr("text pieces/s, measured here")
+                value: panel.figures.serverPiecesPerSecond >= 0 ? panel.figures.serverPiecesPerSecond.toFixed(1) : "—"
+            }
+            Figure {
+                label: qsTr("time to first text, measured here")
+                value: panel.figures.hasAnswer ? panel.figures.timeToFirstTokenMs.toFixed(0) + " ms" : "—"
+            }
+            Figure {
+                label: qsTr("text pieces received")
+                value: panel.figures.hasAnswer ? panel.figures.serverPieces : "—"
+            }
+            Figure {
+                objectName: "serverPromptTokens"
+                label: qsTr("prompt tokens (the server's count)")
+                reported: !panel.figures.hasAnswer || panel.figures.serverPromptTokens >= 0
+                value: !panel.figures.hasAnswer ? "—" : reported ? panel.figures.serverPromptTokens : panel.notReported
+            }
+            Figure {
+                label: qsTr("completion tokens (the server's count)")
+                reported: !panel.figures.hasAnswer || panel.figures.serverCompletionTokens >= 0
+                value: !panel.figures.hasAnswer ? "—" : reported ? panel.figures.serverCompletionTokens : panel.notReported
+            }
+            Figure {
+                objectName: "serverCachedTokens"
+                label: qsTr("prompt tokens the server's cache already held")
+                reported: !panel.figures.hasAnswer || panel.figures.serverCachedTokens >= 0
+                value: !panel.figures.hasAnswer ? "—" : reported ? panel.figures.serverCachedTokens : panel.notReported
+            }
+            Figure {
+                objectName: "serverCacheUsage"
+                label: qsTr("the server's KV cache in use (all its requests)")
+                reported: !panel.figures.hasAnswer || panel.figures.serverCacheUsage >= 0
+                value: !panel.figures.hasAnswer ? "—"
+                       : reported ? (panel.figures.serverCacheUsage * 100).toFixed(1) + " %" : panel.notReported
+            }
+        }
+
+        GridLayout {
+            visible: !panel.server
             columns: 2
             columnSpacing: 12
             rowSpacing: 10
@@ -83,6 +152,7 @@ Pane {
         }
 
         SpeedChart {
+            visible: !panel.server
             Layout.fillWidth: true
             Layout.preferredHeight: 90
             values: panel.figures.decodeSeries
@@ -90,6 +160,7 @@ Pane {
 
         OccupancyBar {
             objectName: "conversationOccupancy"
+            visible: !panel.server
             Layout.fillWidth: true
             label: qsTr("This conversation's cache")
             used: panel.figures.cachedTokens
@@ -97,6 +168,7 @@ Pane {
             detail: qsTr("%1 / %2 tokens").arg(panel.figures.cachedTokens).arg(panel.figures.contextLength)
         }
         OccupancyBar {
+            visible: !panel.server
             Layout.fillWidth: true
             label: qsTr("KV pool (all conversations)")
             used: panel.figures.poolBlocksUsed

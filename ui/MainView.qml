@@ -26,6 +26,7 @@ Item {
             onOpenFileRequested: fileDialog.open()
             onOpenFolderRequested: folderDialog.open()
             onOpenPathRequested: pathDialog.open()
+            onOpenRemoteRequested: remoteDialog.open()
             onSettingsRequested: settingsDialog.open()
             onPanelToggled: root.showPanel = !root.showPanel
         }
@@ -46,6 +47,7 @@ Item {
                 Layout.preferredWidth: 260
                 Layout.fillHeight: true
                 chat: root.app.chat
+                remote: root.app.model.remote
                 onSettingsRequested: settingsDialog.open()
             }
 
@@ -97,6 +99,7 @@ Item {
                     FiguresPanel {
                         Layout.fillWidth: true
                         figures: root.app.figures
+                        model: root.app.model
                     }
                     CacheInspector {
                         Layout.fillWidth: true
@@ -159,11 +162,18 @@ Item {
         model: root.app.model
         settings: root.app.settings
     }
+    RemoteDialog {
+        id: remoteDialog
+        objectName: "remoteDialog"
+        anchors.centerIn: parent
+        model: root.app.model
+    }
     SettingsDialog {
         id: settingsDialog
         anchors.centerIn: parent
         conversation: root.app.chat.settings
         appSettings: root.app.settings
+        apiKeyFile: root.app.model.apiKeyFile
         onReloadRequested: root.app.model.reload()
     }
     ContextFullDialog {

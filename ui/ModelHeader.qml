@@ -11,6 +11,7 @@ Rectangle {
     signal openFileRequested()
     signal openFolderRequested()
     signal openPathRequested()
+    signal openRemoteRequested()
     signal settingsRequested()
     signal panelToggled()
 
@@ -55,7 +56,10 @@ Rectangle {
                 id: figuresLine
                 objectName: "modelFigures"
                 visible: header.model.hasModel && !header.model.loading
-                text: qsTr("%1 params · %2 layers · %3/%4 heads (q/kv) · context %5 · %6 · %7 · %8")
+                text: header.model.remote
+                      ? qsTr("on the server %1 · %2 · its figures are the server's").arg(header.model.device)
+                        .arg(header.model.format)
+                      : qsTr("%1 params · %2 layers · %3/%4 heads (q/kv) · context %5 · %6 · %7 · %8")
                       .arg(header.model.parameters).arg(header.model.layers)
                       .arg(header.model.heads).arg(header.model.kvHeads)
                       .arg(header.model.contextLength).arg(header.model.format)
@@ -116,6 +120,16 @@ Rectangle {
             }
         }
         Button {
+            id: serverButton
+            objectName: "serverButton"
+            text: qsTr("Server…")
+            onClicked: header.openRemoteRequested()
+            HeaderToolTip {
+                visible: serverButton.hovered
+                text: qsTr("Use a model on a server speaking the OpenAI-compatible API (vLLM, llama.cpp's server)")
+            }
+        }
+        Button {
             id: recentButton
             text: qsTr("Recent")
             enabled: header.model.recentCheckpoints.length > 0
@@ -133,7 +147,7 @@ Rectangle {
                         id: recentItem
                         required property string modelData
                         text: recentItem.modelData
-                        contentItem: PathLabel { path: recentItem.modelData }
+                        contentItem: RecentEntry { location: recentItem.modelData; model: header.model }
                         onTriggered: header.model.open(recentItem.modelData)
                         ToolTip {
                             visible: recentItem.hovered

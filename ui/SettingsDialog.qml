@@ -1,5 +1,6 @@
 // Settings: this conversation's system prompt and sampling; app-wide threads, KV cache budget and
-// type, and the disk kept for caches between runs.
+// type, the disk kept for caches between runs, the servers' timeout, and where servers' API keys
+// are kept.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -9,6 +10,7 @@ Dialog {
     id: dialog
     required property ConversationSettings conversation
     required property AppSettings appSettings
+    required property string apiKeyFile
     signal reloadRequested()
 
     objectName: "settingsDialog"
@@ -115,6 +117,11 @@ Dialog {
             value: dialog.appSettings.kvCacheMiB
             onModified: (v) => dialog.appSettings.kvCacheMiB = v
         }
+        SpinRow {
+            label: qsTr("Server timeout (s)"); from: 1; to: 3600
+            value: dialog.appSettings.serverTimeoutSeconds
+            onModified: (v) => dialog.appSettings.serverTimeoutSeconds = v
+        }
         RowLayout {
             Layout.fillWidth: true
             Label { text: qsTr("KV cache type"); Layout.preferredWidth: 150 }
@@ -133,14 +140,21 @@ Dialog {
         }
         RowLayout {
             Label {
-                text: qsTr("Threads and the cache's size and type apply when the model is loaded (q8_0 takes "
-                           + "half the memory of f16; CPU only). The cache on disk lets a "
+                text: qsTr("Threads, the cache's size and type, and the server timeout apply when the model "
+                           + "is loaded (q8_0 takes half the memory of f16; CPU only). The cache on disk lets a "
                            + "conversation go on after a restart without computing its history again.")
                 color: Theme.muted
                 wrapMode: Text.Wrap
                 Layout.fillWidth: true
             }
             Button { text: qsTr("Reload model"); onClicked: dialog.reloadRequested() }
+        }
+        Label {
+            text: qsTr("Servers' API keys: %1, readable only by you (not the system keyring).")
+                  .arg(dialog.apiKeyFile)
+            color: Theme.muted
+            wrapMode: Text.Wrap
+            Layout.fillWidth: true
         }
     }
 }

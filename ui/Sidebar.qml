@@ -1,5 +1,6 @@
 // The conversations, newest first: new, select, rename (double-click), delete (with a few seconds
-// to undo); each with its message count and how many of its tokens the KV cache holds.
+// to undo); each with its message count and how many of its tokens the KV cache holds (not known
+// when the model runs on a server: its cache is the server's).
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -8,6 +9,7 @@ import LlamaDesk.Core
 Rectangle {
     id: sidebar
     required property ChatController chat
+    required property bool remote
     signal settingsRequested()
 
     color: Theme.sidebar
@@ -78,7 +80,8 @@ Rectangle {
                         Keys.onEscapePressed: item.editing = false
                     }
                     Label {
-                        text: qsTr("%1 messages · %2 cached tokens").arg(item.messageCount).arg(item.cachedTokens)
+                        text: sidebar.remote ? qsTr("%1 messages").arg(item.messageCount)
+                              : qsTr("%1 messages · %2 cached tokens").arg(item.messageCount).arg(item.cachedTokens)
                         color: Theme.sidebarMuted
                         font.pixelSize: 11
                     }

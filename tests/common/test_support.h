@@ -1,4 +1,4 @@
-// Helpers shared by the tests: where ../shared is, and skipping when it is absent.
+// Helpers shared by the tests: where ../shared is, skipping when it is absent, and running a program.
 #pragma once
 
 #include <QString>
@@ -10,6 +10,16 @@ namespace llamadesk::test {
 QString shared_dir();
 // shared_dir() + "/" + relative, or an empty string when that file or folder does not exist.
 QString shared_path(const QString& relative);
+
+// One run of a program: its exit code (-1 when it did not start, crashed or ran past the timeout),
+// stdout and stderr.
+struct ProgramRun {
+    int exit_code = -1;
+    QByteArray out, err;
+};
+// Runs program with args, input on its stdin (then closed).
+ProgramRun run_program(const QString& program, const QStringList& args, const QByteArray& input = {},
+                       int timeout_ms = 60000);
 
 }  // namespace llamadesk::test
 

@@ -436,6 +436,27 @@ Item {
             verify(String(testApp.settings.lastFolder).endsWith("/models"), "the folder that holds it")
         }
 
+        // Nothing is sent over plain HTTP to another machine before the person agrees.
+        function test_8_server_dialog_warns_before_plain_http() {
+            mouseClick(findChild(view, "serverButton"))
+            const dialog = findChild(view, "remoteDialog")
+            tryCompare(dialog, "opened", true)
+            const field = findChild(dialog, "remoteUrlField")
+            const list = findChild(dialog, "listModelsButton")
+            const consent = findChild(dialog, "plainHttpConsent")
+            field.text = "http://127.0.0.1:8000/v1"
+            verify(!findChild(dialog, "plainHttpWarning").visible && list.enabled, "loopback: no warning")
+            field.text = "http://192.168.1.20:8000/v1"
+            verify(findChild(dialog, "plainHttpWarning").visible, "the warning shows")
+            verify(!list.enabled && !findChild(dialog, "remoteConnectButton").enabled, "nothing can be sent yet")
+            mouseClick(consent)
+            verify(list.enabled, "sent once agreed to")
+            field.text = "https://192.168.1.20/v1"
+            verify(!findChild(dialog, "plainHttpWarning").visible, "https: no warning")
+            dialog.close()
+            tryCompare(dialog, "visible", false)
+        }
+
         function test_8_recent_menu_shows_names() {
             const menu = findChild(view, "recentMenu")
             menu.open()

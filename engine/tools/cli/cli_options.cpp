@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
@@ -36,6 +37,7 @@ const char* usage() {
     return "usage: llamadesk-cli [--model PATH] [options] (--prompt TEXT | --chat)\n"
            "       llamadesk-cli (--model PATH | --tokenizer PATH) --tokenize TEXT\n"
            "       llamadesk-cli [--model PATH] --perplexity FILE [--json]\n"
+           "       llamadesk-cli --remote URL [--api-key-file FILE] [--model NAME] [options] (--prompt TEXT | --chat)\n"
            "\n"
            "  --model PATH          checkpoint file (.gguf, .bin) or a Meta / Hugging Face folder\n"
            "                        (default: the built-in model, LlamaDesk Guide)\n"
@@ -61,6 +63,14 @@ const char* usage() {
            "  --backend B           cpu, cuda or auto (default auto: CUDA when a GPU is usable;\n"
            "                        without one, cuda runs on the CPU and the header line says why)\n"
            "  --stats               print prefill / decode figures and cache occupancy to stderr\n"
+           "                        (with --remote: what was measured as the answer arrived and what the\n"
+           "                        server reported)\n"
+           "  --remote URL          use a server speaking the OpenAI-compatible API (vLLM, llama.cpp's\n"
+           "                        server), e.g. http://127.0.0.1:8000/v1; --model then names one of its\n"
+           "                        models (default: its only one); --prompt uses /v1/completions, --chat\n"
+           "                        /v1/chat/completions with the whole history\n"
+           "  --api-key-file FILE   with --remote: the API key, read from FILE, sent to URL only\n"
+           "  --timeout S           with --remote: fail when the server sends nothing for S seconds (default 60)\n"
            "  -h, --help            this text\n";
 }
 
@@ -103,11 +113,23 @@ Options parse_options(int argc, char** argv) {
         else if (a == "--threads") o.load.n_threads = parse_number<int>(a, value());
         else if (a == "--backend") o.load.backend = parse_backend(value());
         else if (a == "--stats") o.stats = true;
+        else if (a == "--remote") o.remote.url = value();
+        else if (a == "--api-key-file") o.remote.api_key_file = value();
+        else if (a == "--timeout") o.remote.timeout_s = parse_number<int>(a, value());
         else fail(ErrorCode::InvalidArgument, "unknown option '" + a + "' (see --help)");
     }
     if (o.help) return o;
+    if (!o.remote.url.empty()) {
+        if (o.mode != Mode::Prompt && o.mode != Mode::Chat)
+            fail(ErrorCode::InvalidArgument, "--remote goes with --prompt or --chat");
+        o.remote.model = std::exchange(o.load.model_path, std::string());
+        if (o.remote.timeout_s < 1) fail(ErrorCode::InvalidArgument, "--timeout must be at least 1 second");
+    } else if (!o.remote.api_key_file.empty()) {
+        fail(ErrorCode::InvalidArgument, "--api-key-file goes with --remote");
+    }
     // Without --model: the built-in model (a bare --tokenizer is enough for --tokenize).
-    if (o.load.model_path.empty() && !(o.mode == Mode::Tokenize && !o.load.tokenizer_path.empty())) {
+    if (o.remote.url.empty() && o.load.model_path.empty() &&
+        !(o.mode == Mode::Tokenize && !o.load.tokenizer_path.empty())) {
         o.load.model_path = builtin_model_path();
         if (o.load.model_path.empty())
             fail(ErrorCode::InvalidArgument,

@@ -10,8 +10,17 @@ namespace llamadesk::cli {
 
 enum class Mode { Prompt, Chat, Tokenize, Perplexity };
 
+// A server speaking the OpenAI-compatible API, instead of a checkpoint (--remote).
+struct RemoteOptions {
+    std::string url;           // the server's base URL; empty: the local engine
+    std::string api_key_file;  // a file holding the key (never the key on the command line)
+    std::string model;         // --model: the server's model id; empty: its only one
+    int timeout_s = 60;        // --timeout: seconds the server may stay silent
+};
+
 struct Options {
     Mode mode = Mode::Chat;
+    RemoteOptions remote;
     std::string text;  // --prompt or --tokenize text, or the --perplexity file's path
     LoadParams load;
     GenerateParams generate;

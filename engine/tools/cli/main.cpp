@@ -1,11 +1,10 @@
 // llamadesk-cli: completion, interactive chat, tokenization and the perplexity score from the
-// terminal. stdout carries only results (the prompt and what the model writes, token ids, or the
-// score); everything else, errors, progress and --stats figures included, goes to stderr.
+// terminal; completion and chat also with a server (--remote, remote_mode.cpp). stdout carries only
+// results (the prompt and what the model writes, token ids, or the score); everything else, errors,
+// progress and --stats figures included, goes to stderr.
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -13,6 +12,8 @@
 #include <string>
 
 #include "cli_options.h"
+#include "interrupt.h"
+#include "remote_mode.h"
 #include "core/error.h"
 #include "core/exception_status.h"
 #include "readers/tokenizer_locator.h"
@@ -21,20 +22,6 @@
 using namespace llamadesk;
 
 namespace {
-
-std::atomic<bool> g_cancel{false};
-
-extern "C" void on_interrupt(int) { g_cancel.store(true); }
-
-// Ctrl+C stops the answer being generated instead of the program while it is installed.
-class InterruptGuard {
-public:
-    InterruptGuard() { g_cancel = false; previous_ = std::signal(SIGINT, on_interrupt); }
-    ~InterruptGuard() { std::signal(SIGINT, previous_); }
-
-private:
-    void (*previous_)(int);
-};
 
 void check(const Status& s) {
     if (!s.ok()) throw EngineError(s.code, s.message);
@@ -57,14 +44,14 @@ void print_stats(const Engine& engine, const GenerationResult& r) {
 }
 
 GenerationResult stream(Engine& engine, ConversationId id, const std::string& text, const cli::Options& o) {
-    InterruptGuard guard;
+    cli::InterruptGuard guard;
     GenerationResult r = engine.generate(
         id, text, o.generate,
         [](const std::string& piece, const GenerationStats&) {
             std::fwrite(piece.data(), 1, piece.size(), stdout);
             std::fflush(stdout);
         },
-        &g_cancel);
+        cli::InterruptGuard::flag());
     check(r.status);
     return r;
 }
@@ -185,6 +172,7 @@ int main(int argc, char** argv) {
             std::fputs(cli::usage(), stdout);
             return 0;
         }
+        if (!o.remote.url.empty()) return cli::run_remote(o, argc, argv);
         switch (o.mode) {
         case cli::Mode::Tokenize: run_tokenize(o); break;
         case cli::Mode::Prompt: run_prompt(o); break;

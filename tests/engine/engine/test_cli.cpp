@@ -1,8 +1,7 @@
-// llamadesk-cli as a user runs it: the built binary in a QProcess.
+// llamadesk-cli as a user runs it: the built binary, in a process of its own.
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
@@ -18,21 +17,9 @@ using namespace llamadesk;
 
 namespace {
 
-struct Run {
-    int exit_code = -1;
-    QByteArray out, err;
-};
-
-Run run_cli(const QStringList& args, const QByteArray& input = {}) {
-    QProcess p;
-    // One thread: these runs check behaviour, and stay fast on a busy machine.
-    p.start(QStringLiteral(LLAMADESK_CLI_PATH), QStringList{"--threads", "1"} + args);
-    if (!p.waitForStarted()) qFatal("cannot start %s", LLAMADESK_CLI_PATH);
-    if (!input.isEmpty()) p.write(input);
-    p.closeWriteChannel();
-    if (!p.waitForFinished(60000)) qFatal("llamadesk-cli did not finish");
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
-            p.readAllStandardError()};
+// One thread: these runs check behaviour, and stay fast on a busy machine.
+test::ProgramRun run_cli(const QStringList& args, const QByteArray& input = {}) {
+    return test::run_program(QStringLiteral(LLAMADESK_CLI_PATH), QStringList{"--threads", "1"} + args, input);
 }
 
 }  // namespace
@@ -55,7 +42,7 @@ private slots:
     void prompt_prints_the_published_text() {
         LLAMADESK_REQUIRE_SHARED(model, "models/stories260K/stories260K.bin");
         const std::string prompt = "Once upon a time";
-        const Run r = run_cli({"--model", model, "--prompt", QString::fromStdString(prompt), "--temperature", "0",
+        const test::ProgramRun r = run_cli({"--model", model, "--prompt", QString::fromStdString(prompt), "--temperature", "0",
                                "-n", "60", "--stats"});
         QCOMPARE(r.exit_code, 0);
         QVERIFY2(r.out.startsWith(QByteArray::fromStdString(llamadesk::test::kStories260KGreedy)), r.out.constData());
@@ -80,17 +67,17 @@ private slots:
         expected += "\n";
         QVERIFY(expected.startsWith("1 "));
 
-        const Run with_tokenizer = run_cli({"--tokenizer", tokenizer, "--tokenize", QString::fromStdString(text)});
+        const test::ProgramRun with_tokenizer = run_cli({"--tokenizer", tokenizer, "--tokenize", QString::fromStdString(text)});
         QCOMPARE(with_tokenizer.exit_code, 0);
         QCOMPARE(with_tokenizer.out, expected);
-        const Run with_model = run_cli({"--model", model, "--tokenize", QString::fromStdString(text)});
+        const test::ProgramRun with_model = run_cli({"--model", model, "--tokenize", QString::fromStdString(text)});
         QCOMPARE(with_model.exit_code, 0);
         QCOMPARE(with_model.out, expected);
     }
 
     void chat_keeps_the_cache_and_new_resets() {
         LLAMADESK_REQUIRE_SHARED(model, "models/stories260K/stories260K.bin");
-        const Run r = run_cli({"--model", model, "--chat", "--temperature", "0", "-n", "12", "--stats"},
+        const test::ProgramRun r = run_cli({"--model", model, "--chat", "--temperature", "0", "-n", "12", "--stats"},
                               "Hello\nHello\n/new\nHello\n/quit\n");
         QCOMPARE(r.exit_code, 0);
         // One --stats block per answer: "prompt P tokens, prefilled F" and "conversation: H tokens".
@@ -125,7 +112,7 @@ private slots:
     void errors_are_one_line_and_non_zero() {
         QFETCH(QStringList, args);
         qputenv("LLAMADESK_BUILTIN_MODEL", "/nonexistent/llamadesk-guide.gguf");  // without --model, this is opened
-        const Run r = run_cli(args);
+        const test::ProgramRun r = run_cli(args);
         qunsetenv("LLAMADESK_BUILTIN_MODEL");
         QVERIFY(r.exit_code != 0);
         QVERIFY(r.out.isEmpty());
@@ -144,7 +131,7 @@ private slots:
         LLAMADESK_VERIFY_OK(e.perplexity(text, &expected));
         QVERIFY(expected.windows > 1);
 
-        const Run json = run_cli({"--model", model, "--perplexity", file, "--json"});
+        const test::ProgramRun json = run_cli({"--model", model, "--perplexity", file, "--json"});
         QCOMPARE(json.exit_code, 0);
         QCOMPARE(json.out.count('\n'), 1);
         QJsonParseError error;
@@ -156,7 +143,7 @@ private slots:
         QVERIFY(std::abs(o.value("mean_nll").toDouble() - expected.mean_nll) <= 1e-12 * expected.mean_nll);
         QVERIFY(std::abs(o.value("perplexity").toDouble() - expected.perplexity) <= 1e-12 * expected.perplexity);
 
-        const Run plain = run_cli({"--model", model, "--perplexity", file});
+        const test::ProgramRun plain = run_cli({"--model", model, "--perplexity", file});
         QCOMPARE(plain.exit_code, 0);
         const QString line = QString::asprintf("perplexity %.3f (mean NLL %.4f over %d tokens, %d windows of 48)\n",
                                                expected.perplexity, expected.mean_nll, expected.tokens, expected.windows);
@@ -177,7 +164,7 @@ private slots:
     void perplexity_refuses_bad_files() {
         QFETCH(QString, file);
         QFETCH(QByteArray, message);
-        const Run r = run_cli({"--model", "/nonexistent/model.gguf", "--perplexity", file, "--json"});
+        const test::ProgramRun r = run_cli({"--model", "/nonexistent/model.gguf", "--perplexity", file, "--json"});
         QVERIFY(r.exit_code != 0);
         QVERIFY(r.out.isEmpty());
         QCOMPARE(r.err, "llamadesk-cli: error: " + message + "\n");
@@ -198,7 +185,7 @@ private slots:
     void out_of_range_sampling_is_refused() {
         QFETCH(QStringList, args);
         QFETCH(QByteArray, message);
-        const Run r = run_cli(QStringList{"--model", "/nonexistent/model.gguf", "--prompt", "x"} + args);
+        const test::ProgramRun r = run_cli(QStringList{"--model", "/nonexistent/model.gguf", "--prompt", "x"} + args);
         QVERIFY(r.exit_code != 0);
         QVERIFY(r.out.isEmpty());
         QCOMPARE(r.err, "llamadesk-cli: error: " + message + "\n");
@@ -208,7 +195,7 @@ private slots:
     void edge_of_range_sampling_runs() {
         LLAMADESK_REQUIRE_SHARED(model, "models/stories260K/stories260K.bin");
         const QByteArray prompt = "Once upon a time";
-        const Run r = run_cli({"--model", model, "--prompt", QString::fromUtf8(prompt), "-n", "8", "--temperature",
+        const test::ProgramRun r = run_cli({"--model", model, "--prompt", QString::fromUtf8(prompt), "-n", "8", "--temperature",
                                "1", "--top-k", "0", "--top-p", "1", "--min-p", "1", "--repeat-penalty", "1"});
         QCOMPARE(r.exit_code, 0);
         QVERIFY2(r.out.size() > prompt.size(), r.err.constData());
