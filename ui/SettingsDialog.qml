@@ -17,6 +17,8 @@ Dialog {
     title: qsTr("Settings")
     modal: true
     width: 520
+    // A window shorter than the settings scrolls them.
+    height: parent ? Math.min(implicitHeight, parent.height - 24) : implicitHeight
     standardButtons: Dialog.Close
 
     component SliderRow: RowLayout {
@@ -53,108 +55,115 @@ Dialog {
         }
     }
 
-    ColumnLayout {
+    ScrollView {
+        id: scroll
         anchors.fill: parent
-        spacing: 8
+        contentWidth: availableWidth
+        clip: true
 
-        Label { text: qsTr("This conversation"); font.bold: true }
-        Label { text: qsTr("System prompt (used from the conversation's first turn)"); color: Theme.muted }
-        TextArea {
-            Layout.fillWidth: true
-            Layout.preferredHeight: 70
-            wrapMode: TextEdit.Wrap
-            placeholderText: qsTr("e.g. You are a helpful assistant.")
-            background: Rectangle { radius: 6; color: Theme.surface; border.color: Theme.border }
-            text: dialog.conversation.systemPrompt
-            onEditingFinished: dialog.conversation.systemPrompt = text
-        }
-        SliderRow {
-            label: qsTr("Temperature"); from: 0; to: 2; stepSize: 0.05
-            value: dialog.conversation.temperature
-            onMoved: (v) => dialog.conversation.temperature = v
-        }
-        SliderRow {
-            label: qsTr("Top-p"); from: 0.01; to: 1; stepSize: 0.01  // 0 is not a valid top-p
-            value: dialog.conversation.topP
-            onMoved: (v) => dialog.conversation.topP = v
-        }
-        SliderRow {
-            label: qsTr("Repetition penalty"); from: 1; to: 2; stepSize: 0.01
-            value: dialog.conversation.repeatPenalty
-            onMoved: (v) => dialog.conversation.repeatPenalty = v
-        }
-        SpinRow {
-            label: qsTr("Top-k (0: off)"); from: 0; to: 1000
-            value: dialog.conversation.topK
-            onModified: (v) => dialog.conversation.topK = v
-        }
-        SpinRow {
-            label: qsTr("Max new tokens"); from: 1; to: 32768
-            value: dialog.conversation.maxNewTokens
-            onModified: (v) => dialog.conversation.maxNewTokens = v
-        }
-        SpinRow {
-            label: qsTr("Seed (-1: random)"); from: -1; to: 2147483647
-            value: dialog.conversation.seed
-            onModified: (v) => dialog.conversation.seed = v
-        }
-        Label {
-            text: dialog.conversation.lastError
-            visible: text !== ""
-            color: Theme.danger
-            wrapMode: Text.Wrap
-            Layout.fillWidth: true
-        }
+        ColumnLayout {
+            width: scroll.availableWidth
+            spacing: 8
 
-        Label { text: qsTr("Application"); font.bold: true; Layout.topMargin: 8 }
-        SpinRow {
-            label: qsTr("CPU threads (0: all)"); from: 0; to: 256
-            value: dialog.appSettings.threads
-            onModified: (v) => dialog.appSettings.threads = v
-        }
-        SpinRow {
-            label: qsTr("KV cache MiB (0: default)"); from: 0; to: 1048576
-            value: dialog.appSettings.kvCacheMiB
-            onModified: (v) => dialog.appSettings.kvCacheMiB = v
-        }
-        SpinRow {
-            label: qsTr("Server timeout (s)"); from: 1; to: 3600
-            value: dialog.appSettings.serverTimeoutSeconds
-            onModified: (v) => dialog.appSettings.serverTimeoutSeconds = v
-        }
-        RowLayout {
-            Layout.fillWidth: true
-            Label { text: qsTr("KV cache type"); Layout.preferredWidth: 150 }
-            ComboBox {
-                objectName: "kvCacheTypeSelector"
-                model: dialog.appSettings.kvCacheTypes
-                currentIndex: dialog.appSettings.kvCacheTypes.indexOf(dialog.appSettings.kvCacheType)
+            Label { text: qsTr("This conversation"); font.bold: true }
+            Label { text: qsTr("System prompt (used from the conversation's first turn)"); color: Theme.muted }
+            TextArea {
                 Layout.fillWidth: true
-                onActivated: dialog.appSettings.kvCacheType = currentText
+                Layout.preferredHeight: 70
+                wrapMode: TextEdit.Wrap
+                placeholderText: qsTr("e.g. You are a helpful assistant.")
+                background: Rectangle { radius: 6; color: Theme.surface; border.color: Theme.border }
+                text: dialog.conversation.systemPrompt
+                onEditingFinished: dialog.conversation.systemPrompt = text
             }
-        }
-        SpinRow {
-            label: qsTr("Cache on disk MiB (0: off)"); from: 0; to: 1048576
-            value: dialog.appSettings.kvSnapshotMiB
-            onModified: (v) => dialog.appSettings.kvSnapshotMiB = v
-        }
-        RowLayout {
+            SliderRow {
+                label: qsTr("Temperature"); from: 0; to: 2; stepSize: 0.05
+                value: dialog.conversation.temperature
+                onMoved: (v) => dialog.conversation.temperature = v
+            }
+            SliderRow {
+                label: qsTr("Top-p"); from: 0.01; to: 1; stepSize: 0.01  // 0 is not a valid top-p
+                value: dialog.conversation.topP
+                onMoved: (v) => dialog.conversation.topP = v
+            }
+            SliderRow {
+                label: qsTr("Repetition penalty"); from: 1; to: 2; stepSize: 0.01
+                value: dialog.conversation.repeatPenalty
+                onMoved: (v) => dialog.conversation.repeatPenalty = v
+            }
+            SpinRow {
+                label: qsTr("Top-k (0: off)"); from: 0; to: 1000
+                value: dialog.conversation.topK
+                onModified: (v) => dialog.conversation.topK = v
+            }
+            SpinRow {
+                label: qsTr("Max new tokens"); from: 1; to: 32768
+                value: dialog.conversation.maxNewTokens
+                onModified: (v) => dialog.conversation.maxNewTokens = v
+            }
+            SpinRow {
+                label: qsTr("Seed (-1: random)"); from: -1; to: 2147483647
+                value: dialog.conversation.seed
+                onModified: (v) => dialog.conversation.seed = v
+            }
             Label {
-                text: qsTr("Threads, the cache's size and type, and the server timeout apply when the model "
-                           + "is loaded (q8_0 takes half the memory of f16; CPU only). The cache on disk lets a "
-                           + "conversation go on after a restart without computing its history again.")
+                text: dialog.conversation.lastError
+                visible: text !== ""
+                color: Theme.danger
+                wrapMode: Text.Wrap
+                Layout.fillWidth: true
+            }
+
+            Label { text: qsTr("Application"); font.bold: true; Layout.topMargin: 8 }
+            SpinRow {
+                label: qsTr("CPU threads (0: all)"); from: 0; to: 256
+                value: dialog.appSettings.threads
+                onModified: (v) => dialog.appSettings.threads = v
+            }
+            SpinRow {
+                label: qsTr("KV cache MiB (0: default)"); from: 0; to: 1048576
+                value: dialog.appSettings.kvCacheMiB
+                onModified: (v) => dialog.appSettings.kvCacheMiB = v
+            }
+            SpinRow {
+                label: qsTr("Server timeout (s)"); from: 1; to: 3600
+                value: dialog.appSettings.serverTimeoutSeconds
+                onModified: (v) => dialog.appSettings.serverTimeoutSeconds = v
+            }
+            RowLayout {
+                Layout.fillWidth: true
+                Label { text: qsTr("KV cache type"); Layout.preferredWidth: 150 }
+                ComboBox {
+                    objectName: "kvCacheTypeSelector"
+                    model: dialog.appSettings.kvCacheTypes
+                    currentIndex: dialog.appSettings.kvCacheTypes.indexOf(dialog.appSettings.kvCacheType)
+                    Layout.fillWidth: true
+                    onActivated: dialog.appSettings.kvCacheType = currentText
+                }
+            }
+            SpinRow {
+                label: qsTr("Cache on disk MiB (0: off)"); from: 0; to: 1048576
+                value: dialog.appSettings.kvSnapshotMiB
+                onModified: (v) => dialog.appSettings.kvSnapshotMiB = v
+            }
+            RowLayout {
+                Label {
+                    text: qsTr("Threads, the cache's size and type, and the server timeout apply when the model "
+                               + "is loaded (q8_0 takes half the memory of f16; CPU only). The cache on disk lets a "
+                               + "conversation go on after a restart without computing its history again.")
+                    color: Theme.muted
+                    wrapMode: Text.Wrap
+                    Layout.fillWidth: true
+                }
+                Button { text: qsTr("Reload model"); onClicked: dialog.reloadRequested() }
+            }
+            Label {
+                text: qsTr("Servers' API keys: %1, readable only by you (not the system keyring).")
+                      .arg(dialog.apiKeyFile)
                 color: Theme.muted
                 wrapMode: Text.Wrap
                 Layout.fillWidth: true
             }
-            Button { text: qsTr("Reload model"); onClicked: dialog.reloadRequested() }
-        }
-        Label {
-            text: qsTr("Servers' API keys: %1, readable only by you (not the system keyring).")
-                  .arg(dialog.apiKeyFile)
-            color: Theme.muted
-            wrapMode: Text.Wrap
-            Layout.fillWidth: true
         }
     }
 }
