@@ -15,7 +15,7 @@ AppContext::AppContext(const AppPaths& paths, QObject* parent)
       model_(std::make_unique<ModelController>(settings_.get(), &keys_)),
       figures_(std::make_unique<Figures>(chat_->conversations())),
       inspector_(std::make_unique<CacheInspectorModel>()),
-      worker_(std::make_unique<InferenceWorker>(&cancel_, keys_.file())),
+      worker_(std::make_unique<InferenceWorker>(&cancel_)),
       saver_(std::make_unique<ConversationSaver>(paths.data_dir)),
       snapshot_dir_(paths.data_dir.isEmpty() ? QString() : paths.data_dir + "/kv-snapshots") {
     register_engine_metatypes();

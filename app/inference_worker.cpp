@@ -6,8 +6,8 @@
 
 using namespace llamadesk;
 
-InferenceWorker::InferenceWorker(const std::atomic<bool>* cancel, const QString& apiKeyFile, QObject* parent)
-    : QObject(parent), cancel_(cancel), api_key_file_(apiKeyFile) {
+InferenceWorker::InferenceWorker(const std::atomic<bool>* cancel, QObject* parent)
+    : QObject(parent), cancel_(cancel) {
     auto local = std::make_unique<LocalBackend>();
     local_ = local.get();
     backend_ = std::move(local);
@@ -16,9 +16,10 @@ InferenceWorker::InferenceWorker(const std::atomic<bool>* cancel, const QString&
 InferenceWorker::~InferenceWorker() = default;
 
 void InferenceWorker::loadModel(const QString& path, const QString& tokenizer, int threads,
-                                qint64 kvCacheBytes, const QString& kvCacheType, int serverTimeoutMs) {
+                                qint64 kvCacheBytes, const QString& kvCacheType, int serverTimeoutMs,
+                                const QString& apiKey) {
     if (remote::is_remote_location(path))
-        return connectRemote(path, serverTimeoutMs);
+        return connectRemote(path, serverTimeoutMs, apiKey);
     LoadParams params;
     params.model_path = path.toStdString();
     params.tokenizer_path = tokenizer.toStdString();
@@ -64,10 +65,10 @@ void InferenceWorker::setSnapshots(const QString& folder, qint64 budgetBytes) {
         report(QString(), local_->set_snapshots(snapshots_));
 }
 
-void InferenceWorker::connectRemote(const QString& location, int timeoutMs) {
+void InferenceWorker::connectRemote(const QString& location, int timeoutMs, const QString& apiKey) {
     emit loadProgress(0.0, QStringLiteral("connecting to the server"));
     QString error;
-    std::unique_ptr<RemoteBackend> remote = RemoteBackend::connect(location, api_key_file_, timeoutMs, &error);
+    std::unique_ptr<RemoteBackend> remote = RemoteBackend::connect(location, apiKey, timeoutMs, &error);
     if (!remote) {
         emit loadFailed(location, int(ErrorCode::BackendUnavailable), error);
         return;

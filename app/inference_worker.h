@@ -25,16 +25,15 @@ class LocalBackend;
 class InferenceWorker : public QObject {
     Q_OBJECT
 public:
-    // apiKeyFile: where ApiKeyStore keeps the keys entered for servers.
-    InferenceWorker(const std::atomic<bool>* cancel, const QString& apiKeyFile, QObject* parent = nullptr);
+    explicit InferenceWorker(const std::atomic<bool>* cancel, QObject* parent = nullptr);
     ~InferenceWorker() override;
 
 public slots:
     // path: a checkpoint, or a remote location (remote_location() in remote/endpoint.h).
     // kvCacheType: a name AppSettings::kvCacheTypes() lists (this machine's engine only).
-    // serverTimeoutMs: how long a server may stay silent (a remote location only).
+    // serverTimeoutMs: how long a server may stay silent, apiKey: what to send it (a remote location only).
     void loadModel(const QString& path, const QString& tokenizer, int threads, qint64 kvCacheBytes,
-                   const QString& kvCacheType, int serverTimeoutMs);
+                   const QString& kvCacheType, int serverTimeoutMs, const QString& apiKey);
     // Keeps conversations' KV caches under folder, within budgetBytes (0: off); see
     // llamadesk::SnapshotSettings. What is restored or ignored goes to the log. A server keeps
     // its own cache.
@@ -90,7 +89,7 @@ private:
     llamadesk::CacheLayout layout_of(const QString& key) const;
     void publishAll();
     void report(const QString& key, const llamadesk::Status& status);
-    void connectRemote(const QString& location, int timeoutMs);
+    void connectRemote(const QString& location, int timeoutMs, const QString& apiKey);
     void replaceBackend(std::unique_ptr<InferenceBackend> backend);
     void publishServerFigures(const QString& key);
 
@@ -99,6 +98,5 @@ private:
     LocalBackend* local_ = nullptr;  // backend_ when it is this machine's engine
     llamadesk::SnapshotSettings snapshots_;  // for this machine's engine, whenever there is one
     const std::atomic<bool>* cancel_;
-    QString api_key_file_;
     QHash<QString, Entry> conversations_;
 };

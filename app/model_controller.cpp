@@ -19,7 +19,7 @@ QString local_path(const QString& pathOrUrl) {
 
 }  // namespace
 
-ModelController::ModelController(AppSettings* settings, const ApiKeyStore* keys, QObject* parent)
+ModelController::ModelController(AppSettings* settings, ApiKeyStore* keys, QObject* parent)
     : QObject(parent), settings_(settings), keys_(keys) {
     connect(settings_, &AppSettings::changed, this, &ModelController::recentChanged);
     // A mapped checkpoint becomes resident as it is read, so the figure grows after loading.
@@ -56,7 +56,10 @@ void ModelController::openRemote(const QString& baseUrl, const QString& apiKey, 
     const remote::Endpoint endpoint{QUrl::fromUserInput(baseUrl.trimmed()), QString(), model};
     QString error = remote::check_base_url(endpoint.base_url);
     if (error.isEmpty() && model.isEmpty()) error = tr("choose one of the server's models");
-    if (error.isEmpty()) error = keys_->setKey(endpoint.base_url, apiKey);
+    if (error.isEmpty()) {
+        error = keys_->setKey(endpoint.base_url, apiKey);
+        emit apiKeyStorageChanged();
+    }
     if (!error.isEmpty()) {
         emit errorOccurred(tr("Could not use the server: %1").arg(error));
         return;
@@ -105,8 +108,14 @@ void ModelController::load(const QString& path, const QString& tokenizer) {
     stage_ = tr("Opening %1").arg(displayName(path));
     emit loadingChanged();
     emit progressChanged();
+    // The key is read here: QtKeychain serves one thread, and this is it.
+    QString api_key;
+    if (remote::is_remote_location(path)) {
+        api_key = keys_->keyFor(remote::endpoint_from_location(path).base_url);
+        emit apiKeyStorageChanged();
+    }
     emit requestLoad(path, tokenizer, settings_->threads(), qint64(settings_->kvCacheMiB()) * 1024 * 1024,
-                     settings_->kvCacheType(), settings_->serverTimeoutSeconds() * 1000);
+                     settings_->kvCacheType(), settings_->serverTimeoutSeconds() * 1000, api_key);
 }
 
 void ModelController::onLoadProgress(double fraction, const QString& stage) {

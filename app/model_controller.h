@@ -44,10 +44,10 @@ class ModelController : public QObject {
     Q_PROPERTY(QStringList recentCheckpoints READ recentCheckpoints NOTIFY recentChanged)
     // The model runs on a server: its figures and cache are the server's (device names it).
     Q_PROPERTY(bool remote READ remote NOTIFY modelChanged)
-    // Where API keys are kept, for the remote dialog to say so.
-    Q_PROPERTY(QString apiKeyFile READ apiKeyFile CONSTANT)
+    // Where API keys are kept (the system keyring, or the file and why), for the dialogs to say so.
+    Q_PROPERTY(QString apiKeyStorage READ apiKeyStorage NOTIFY apiKeyStorageChanged)
 public:
-    ModelController(AppSettings* settings, const ApiKeyStore* keys, QObject* parent = nullptr);
+    ModelController(AppSettings* settings, ApiKeyStore* keys, QObject* parent = nullptr);
 
     bool hasModel() const { return has_model_; }
     QString name() const;  // "LlamaDesk Guide (built in)" for the built-in model
@@ -80,6 +80,7 @@ public:
     QStringList recentCheckpoints() const { return settings_->recentCheckpoints(); }
     bool remote() const { return has_model_ && info_.backend == "Remote"; }
     QString apiKeyFile() const { return keys_->file(); }
+    QString apiKeyStorage() const { return keys_->whereKept(); }
 
     // A local path or a file:// URL, from the dialog, a drop or the recent list.
     Q_INVOKABLE void open(const QString& pathOrUrl);
@@ -105,13 +106,14 @@ public slots:
 
 signals:
     void requestLoad(const QString& path, const QString& tokenizer, int threads, qint64 kvCacheBytes,
-                     const QString& kvCacheType, int serverTimeoutMs);
+                     const QString& kvCacheType, int serverTimeoutMs, const QString& apiKey);
     void modelChanged();
     void loadingChanged();
     void progressChanged();
     void needsTokenizerChanged();
     void recentChanged();
     void residentBytesChanged();
+    void apiKeyStorageChanged();
     void errorOccurred(const QString& message);
 
 private:
@@ -119,7 +121,7 @@ private:
     void refreshResidentBytes();
 
     AppSettings* settings_;
-    const ApiKeyStore* keys_;
+    ApiKeyStore* keys_;
     llamadesk::ModelInfo info_;
     bool has_model_ = false;
     int loads_in_flight_ = 0;

@@ -1,7 +1,5 @@
 #include "remote_backend.h"
 
-#include "api_key_store.h"
-
 using namespace llamadesk;
 using namespace llamadesk::remote;
 
@@ -19,12 +17,12 @@ GenerationResult refused(Status status) {
 
 }  // namespace
 
-std::unique_ptr<RemoteBackend> RemoteBackend::connect(const QString& location, const QString& api_key_file,
+std::unique_ptr<RemoteBackend> RemoteBackend::connect(const QString& location, const QString& api_key,
                                                       int timeout_ms, QString* error) {
     Endpoint endpoint = endpoint_from_location(location);
     *error = check_base_url(endpoint.base_url);
     if (!error->isEmpty()) return nullptr;
-    endpoint.api_key = ApiKeyStore(api_key_file).keyFor(endpoint.base_url);
+    endpoint.api_key = api_key;
     std::unique_ptr<RemoteBackend> backend(new RemoteBackend(endpoint, timeout_ms));
     const std::optional<QStringList> models = backend->session_.models(error);
     if (!models) return nullptr;

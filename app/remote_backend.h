@@ -12,10 +12,10 @@
 
 class RemoteBackend final : public InferenceBackend {
 public:
-    // Reaches the server at location (remote_location()) with the key stored for it and checks
-    // that it serves the model: nullptr with *error (the host, the status, the server's words).
+    // Reaches the server at location (remote_location()) with api_key (ApiKeyStore's for it) and
+    // checks that it serves the model: nullptr with *error (the host, the status, the server's words).
     // timeout_ms: how long the server may stay silent before a request fails.
-    static std::unique_ptr<RemoteBackend> connect(const QString& location, const QString& api_key_file,
+    static std::unique_ptr<RemoteBackend> connect(const QString& location, const QString& api_key,
                                                   int timeout_ms, QString* error);
 
     bool has_model() const override { return true; }

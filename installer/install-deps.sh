@@ -12,6 +12,8 @@ packages=(
     qml6-module-qtquick-dialogs qml6-module-qt-labs-settings qml6-module-qtcore qml6-module-qttest
     qml6-module-qt-labs-folderlistmodel
     python3-venv
+    qtkeychain-qt6-dev libsecret-1-0
+    gnome-keyring dbus-daemon
 )
 
 as_root=()

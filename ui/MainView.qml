@@ -173,7 +173,7 @@ Item {
         anchors.centerIn: parent
         conversation: root.app.chat.settings
         appSettings: root.app.settings
-        apiKeyFile: root.app.model.apiKeyFile
+        apiKeyStorage: root.app.model.apiKeyStorage
         onReloadRequested: root.app.model.reload()
     }
     ContextFullDialog {

@@ -51,8 +51,7 @@ Dialog {
             wrapMode: Text.Wrap
             font.pixelSize: 11
             color: Theme.muted
-            text: qsTr("The key is sent only to this address and kept in %1, a file only you can read (not the system keyring).")
-                  .arg(dialog.model.apiKeyFile)
+            text: qsTr("The key is sent only to this address and kept in %1.").arg(dialog.model.apiKeyStorage)
         }
         Label {
             objectName: "plainHttpWarning"

@@ -10,7 +10,7 @@ Dialog {
     id: dialog
     required property ConversationSettings conversation
     required property AppSettings appSettings
-    required property string apiKeyFile
+    required property string apiKeyStorage
     signal reloadRequested()
 
     objectName: "settingsDialog"
@@ -158,8 +158,7 @@ Dialog {
                 Button { text: qsTr("Reload model"); onClicked: dialog.reloadRequested() }
             }
             Label {
-                text: qsTr("Servers' API keys: %1, readable only by you (not the system keyring).")
-                      .arg(dialog.apiKeyFile)
+                text: qsTr("Servers' API keys are kept in %1.").arg(dialog.apiKeyStorage)
                 color: Theme.muted
                 wrapMode: Text.Wrap
                 Layout.fillWidth: true

@@ -46,5 +46,8 @@ set(CPACK_DEBIAN_PACKAGE_DEPENDS "qt6-qpa-plugins, qml6-module-qtqml, qml6-modul
 qml6-module-qtquick, qml6-module-qtquick-window, qml6-module-qtquick-controls, \
 qml6-module-qtquick-templates, qml6-module-qtquick-layouts, qml6-module-qtquick-dialogs, \
 qml6-module-qt-labs-settings, qml6-module-qtcore, qml6-module-qt-labs-folderlistmodel")
+# QtKeychain opens libsecret at run time to reach the desktop's keyring (Secret Service); without
+# it API keys stay in a file only the user can read.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libsecret-1-0")
 set(CPACK_STRIP_FILES ON)
 include(CPack)

@@ -132,6 +132,14 @@ private slots:
         QVERIFY(!r.error.contains(kKey));
     }
 
+    void unknownHostIsNamedAsADnsFailure() {
+        // .invalid never resolves (RFC 6761): the resolver answers, or fails, without any server.
+        RemoteSession session({QUrl("http://llamadesk-test.invalid:8000/v1"), kKey, "tiny"}, 60000);
+        const StreamResult r = session.chat(one_question(), GenerateParams{}, {}, nullptr);
+        QVERIFY2(r.error.contains("the host llamadesk-test.invalid was not found (DNS)"), qPrintable(r.error));
+        QVERIFY(!r.error.contains(kKey));
+    }
+
     void httpErrorsCarryStatusServerMessageAndAdvice_data() {
         QTest::addColumn<int>("status");
         QTest::addColumn<QString>("advice");
