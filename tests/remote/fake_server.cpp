@@ -4,7 +4,12 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMutexLocker>
+#include <QFile>
 #include <QPointer>
+#include <QSslCertificate>
+#include <QSslConfiguration>
+#include <QSslKey>
+#include <QSslServer>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTimer>
@@ -31,20 +36,43 @@ QByteArray chat_chunk(const QString& text, const QString& finish_reason) {
         .toJson(QJsonDocument::Compact);
 }
 
+namespace {
+
+QByteArray read_tls_file(const char* name) {
+    QFile file(QStringLiteral(LLAMADESK_TEST_DATA_DIR "/tls/") + name);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+}  // namespace
+
+QByteArray FakeServer::certificate_pem() { return read_tls_file("localhost.crt"); }
+
 // Lives on the server's thread: accepts, reads one request per connection, plays its script.
 class FakeServerCore : public QObject {
 public:
-    explicit FakeServerCore(FakeServer* owner) : owner_(owner) {
-        connect(&server_, &QTcpServer::newConnection, this, [this] {
-            while (QTcpSocket* socket = server_.nextPendingConnection()) {
+    FakeServerCore(FakeServer* owner, FakeServer::Transport transport) : owner_(owner) {
+        if (transport == FakeServer::Transport::Tls) {
+            auto* tls = new QSslServer(this);
+            QSslConfiguration config = QSslConfiguration::defaultConfiguration();
+            config.setLocalCertificate(QSslCertificate(FakeServer::certificate_pem()));
+            config.setPrivateKey(QSslKey(read_tls_file("localhost.key"), QSsl::Rsa));
+            tls->setSslConfiguration(config);
+            server_ = tls;
+        } else {
+            server_ = new QTcpServer(this);
+        }
+        // Over TLS a connection is pending once its handshake is done.
+        connect(server_, &QTcpServer::pendingConnectionAvailable, this, [this] {
+            while (QTcpSocket* socket = server_->nextPendingConnection()) {
                 socket->setParent(this);
                 connect(socket, &QTcpSocket::readyRead, this, [this, socket] { onRead(socket); });
+                if (socket->bytesAvailable() > 0) onRead(socket);
             }
         });
     }
     quint16 listen() {
-        server_.listen(QHostAddress::LocalHost, 0);
-        return server_.serverPort();
+        server_->listen(QHostAddress::LocalHost, 0);
+        return server_->serverPort();
     }
 
 private:
@@ -85,11 +113,11 @@ private:
     }
 
     FakeServer* owner_;
-    QTcpServer server_{this};
+    QTcpServer* server_;
     QHash<QTcpSocket*, QByteArray> buffers_;
 };
 
-FakeServer::FakeServer() : core_(new FakeServerCore(this)) {
+FakeServer::FakeServer(Transport transport) : core_(new FakeServerCore(this, transport)), transport_(transport) {
     core_->moveToThread(&thread_);
     thread_.start();
     QMetaObject::invokeMethod(core_, [this] { port_ = core_->listen(); }, Qt::BlockingQueuedConnection);
@@ -101,7 +129,9 @@ FakeServer::~FakeServer() {
     thread_.wait();
 }
 
-QUrl FakeServer::base_url() const { return QUrl(QStringLiteral("http://127.0.0.1:%1/v1").arg(port_)); }
+QUrl FakeServer::base_url() const {
+    return QUrl(QStringLiteral("%1://127.0.0.1:%2/v1").arg(transport_ == Transport::Tls ? "https" : "http").arg(port_));
+}
 
 void FakeServer::route(const QString& path, const Script& script) {
     QMutexLocker lock(&mutex_);

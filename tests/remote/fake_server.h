@@ -1,4 +1,5 @@
-// A scripted HTTP server on 127.0.0.1 for the remote client's fault tests. It runs on a thread of
+// A scripted HTTP server on 127.0.0.1 for the remote client's fault tests, plain or over TLS with
+// tests/data/tls/localhost.crt (self-signed for 127.0.0.1). It runs on a thread of
 // its own, since the client under test blocks the test's thread while it waits. Each request path
 // gets a script: byte strings sent after a delay, then the connection is closed or left open (a
 // stalled server).
@@ -36,11 +37,14 @@ QByteArray chat_chunk(const QString& text, const QString& finish_reason = {});
 
 class FakeServer {
 public:
-    FakeServer();
+    enum class Transport { Plain, Tls };
+    explicit FakeServer(Transport transport = Transport::Plain);
     ~FakeServer();
 
-    // http://127.0.0.1:PORT/v1
+    // http://127.0.0.1:PORT/v1, https:// over TLS
     QUrl base_url() const;
+    // The certificate a TLS server presents.
+    static QByteArray certificate_pem();
     // The script played to every request for path ("/v1/chat/completions"); 404 for other paths.
     void route(const QString& path, const Script& script);
     // Every request received so far, head and body, in order.
@@ -51,6 +55,7 @@ private:
     QThread thread_;
     class FakeServerCore* core_;
     quint16 port_ = 0;
+    Transport transport_;
     mutable QMutex mutex_;
     QHash<QString, Script> routes_;
     QList<QByteArray> requests_;

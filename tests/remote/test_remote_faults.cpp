@@ -5,6 +5,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSslCertificate>
+#include <QSslConfiguration>
 #include <QTcpServer>
 #include <QTest>
 
@@ -130,6 +132,31 @@ private slots:
         QVERIFY2(r.error.contains("connection refused"), qPrintable(r.error));
         QVERIFY2(r.error.contains(QStringLiteral("127.0.0.1:%1").arg(port)), qPrintable(r.error));
         QVERIFY(!r.error.contains(kKey));
+    }
+
+    void anUntrustedCertificateIsRefusedBeforeAnythingIsSent() {
+        FakeServer server(FakeServer::Transport::Tls);  // self-signed, so no CA of this machine vouches for it
+        server.route(kChatPath, two_pieces_then({{test::sse_event("[DONE]")}}));
+        const StreamResult r = ask(server);
+        const QString host = QStringLiteral("127.0.0.1:%1").arg(server.base_url().port());
+        QVERIFY2(r.error.contains("the TLS connection to " + host + " failed"), qPrintable(r.error));
+        QVERIFY(r.text.isEmpty());
+        QVERIFY(server.requests().isEmpty());  // neither the question nor the key left this process
+    }
+
+    void httpsCarriesTheStreamWhenTheCertificateIsTrusted() {
+        const QSslConfiguration before = QSslConfiguration::defaultConfiguration();
+        QSslConfiguration trusting = before;
+        trusting.addCaCertificate(QSslCertificate(FakeServer::certificate_pem()));
+        QSslConfiguration::setDefaultConfiguration(trusting);
+        FakeServer server(FakeServer::Transport::Tls);
+        server.route(kChatPath, two_pieces_then({{test::sse_event("[DONE]")}}));
+        const StreamResult r = ask(server);
+        QSslConfiguration::setDefaultConfiguration(before);
+        QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
+        QCOMPARE(r.text, QStringLiteral("Hello world"));
+        QCOMPARE(server.requests().size(), 1);
+        QVERIFY(server.requests()[0].contains("Authorization: Bearer " + kKey.toUtf8()));
     }
 
     void unknownHostIsNamedAsADnsFailure() {
