@@ -171,7 +171,12 @@ struct BatchRequest {
     GenerateParams params;
     TokenCallback on_token;                     // this answer's pieces
     const std::atomic<bool>* cancel = nullptr;  // stops this answer only
+    // Called once, as soon as this answer ends, while the others may go on.
+    std::function<void(const GenerationResult&)> on_finished;
 };
+
+// Engine::generate_batch asks it between steps for answers to join the batch (none: empty).
+using BatchAdmission = std::function<std::vector<BatchRequest>()>;
 
 // One chat turn, for restoring a conversation whose cache is gone (after a restart).
 struct ChatTurn {
@@ -263,15 +268,19 @@ public:
                               const GenerateParams& params, const TokenCallback& on_token = {},
                               const std::atomic<bool>* cancel = nullptr);
 
-    // Answers several conversations at once, each as generate() would: the prompts are prefilled
-    // one after another, then every decode step runs one token of each unfinished answer through
-    // the model together (the weights are read once per step for all of them, and each answer
-    // attends over its own blocks). Making room for one answer never evicts another of the batch.
-    // Results come in request order; an answer that cannot start (its turn does not fit, its
-    // sampling values are out of range, the pool is too small) has its own status and changes
-    // nothing, and the others go on. InvalidArgument for every answer when a conversation appears
-    // twice.
-    std::vector<GenerationResult> generate_batch(const std::vector<BatchRequest>& requests);
+    // Answers several conversations at once, each as generate() would. Every step prefills at most
+    // one chunk (the backend's chunk size) of one joining prompt, then runs one token of each answer
+    // under way through the model together (the weights are read once per step for all of them,
+    // and each answer attends over its own blocks); so answers already streaming pause for a chunk
+    // at a time, never for a whole prompt. Before each step, admit (when given) may add answers,
+    // which join the same way. Making room for one answer never evicts another of the batch.
+    // Results come in request order, then the admitted ones in the order they came; an answer
+    // that cannot start (its turn does not fit, its sampling values are out of range, the pool is
+    // too small, its conversation has an answer under way) has its own status and changes nothing,
+    // and the others go on. InvalidArgument for every answer when a conversation appears twice
+    // among requests.
+    std::vector<GenerationResult> generate_batch(const std::vector<BatchRequest>& requests,
+                                                 const BatchAdmission& admit = {});
 
     // Goes on with the last turn's answer (cut short, or restored from disk) as if it had never
     // stopped; result.text is only the new text. Fails with InvalidArgument when there is no turn.

@@ -99,27 +99,16 @@ GenerationResult Engine::generate(ConversationId id, const std::string& user_tex
     return guarded_generation(params, [&] { return impl_->generate(id, user_text, params, on_token, cancel); });
 }
 
-std::vector<GenerationResult> Engine::generate_batch(const std::vector<BatchRequest>& requests) {
-    std::vector<GenerationResult> results(requests.size());
-    // Answers whose sampling values are out of range are refused alone, as generate() refuses them.
-    std::vector<BatchRequest> valid;
-    std::vector<size_t> where;
+std::vector<GenerationResult> Engine::generate_batch(const std::vector<BatchRequest>& requests,
+                                                     const BatchAdmission& admit) {
+    std::vector<GenerationResult> results;
+    const Status status = guarded([&] { results = impl_->generate_batch(requests, admit); });
+    if (status.ok()) return results;
+    // Nothing was answered (no model, a conversation twice): every request says why.
+    results.assign(requests.size(), GenerationResult{});
     for (size_t i = 0; i < requests.size(); ++i) {
-        results[i].status = validate_sampling(requests[i].params.sampling);
-        if (!results[i].status.ok()) continue;
-        valid.push_back(requests[i]);
-        where.push_back(i);
-    }
-    std::vector<GenerationResult> answered;
-    const Status status = guarded([&] { answered = impl_->generate_batch(valid); });
-    for (size_t k = 0; k < where.size(); ++k) {
-        GenerationResult& r = results[where[k]];
-        if (status.ok()) {
-            r = std::move(answered[k]);
-        } else {
-            r.status = status;
-            r.stop_reason = StopReason::Error;
-        }
+        results[i].status = status;
+        if (requests[i].on_finished) requests[i].on_finished(results[i]);
     }
     return results;
 }

@@ -133,18 +133,20 @@ GenerationResult Engine::Impl::generate(ConversationId id, const std::string& us
                            on_token, cancel);
 }
 
-std::vector<GenerationResult> Engine::Impl::generate_batch(const std::vector<BatchRequest>& requests) {
+std::vector<GenerationResult> Engine::Impl::generate_batch(const std::vector<BatchRequest>& requests,
+                                                           const BatchAdmission& admit) {
     LoadedModel& m = require_model();
-    std::vector<Conversation*> convs;
-    for (const BatchRequest& r : requests) {
-        Conversation& conv = find(r.conversation);
-        if (std::find(convs.begin(), convs.end(), &conv) != convs.end())
-            fail(ErrorCode::InvalidArgument, "conversation " + std::to_string(r.conversation) +
-                                                 " appears twice in one batch; it can give one answer at a time");
+    for (size_t i = 0; i < requests.size(); ++i)
+        for (size_t j = 0; j < i; ++j)
+            if (requests[i].conversation == requests[j].conversation)
+                fail(ErrorCode::InvalidArgument, "conversation " + std::to_string(requests[i].conversation) +
+                                                     " appears twice in one batch; it can give one answer at a time");
+    const auto resolve = [this](ConversationId id) -> Conversation& {
+        Conversation& conv = find(id);
         retokenize_if_stale(conv);
-        convs.push_back(&conv);
-    }
-    return generate_answers(m, convs, [this](const auto& evicted) { note_evictions(evicted); }, requests);
+        return conv;
+    };
+    return generate_answers(m, resolve, [this](const auto& evicted) { note_evictions(evicted); }, requests, admit);
 }
 
 GenerationResult Engine::Impl::continue_answer(ConversationId id, const GenerateParams& params,

@@ -32,7 +32,8 @@ struct Engine::Impl {
     void restore_turns(ConversationId id, const std::vector<ChatTurn>& turns, const std::string& system_prompt);
     GenerationResult generate(ConversationId id, const std::string& user_text, const GenerateParams& params,
                               const TokenCallback& on_token, const std::atomic<bool>* cancel);
-    std::vector<GenerationResult> generate_batch(const std::vector<BatchRequest>& requests);
+    std::vector<GenerationResult> generate_batch(const std::vector<BatchRequest>& requests,
+                                                 const BatchAdmission& admit);
     GenerationResult continue_answer(ConversationId id, const GenerateParams& params,
                                      const TokenCallback& on_token, const std::atomic<bool>* cancel);
     TurnSize measure_turn(ConversationId id, const std::string& user_text, const std::string& system_prompt);

@@ -1,6 +1,8 @@
 #include "engine/generation.h"
 
 #include <algorithm>
+#include <deque>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -20,25 +22,34 @@ namespace {
 
 class AnswerGenerator {
 public:
-    // keep: the other conversations of a batch, whose blocks making room must not take.
+    // keep: the conversations of a batch, whose blocks making room must not take (read at each
+    // reservation: a batch changes as answers join and end).
     AnswerGenerator(LoadedModel& m, Conversation& conv, const EvictionHandler& on_evicted,
                     const GenerateParams& params, const TokenCallback& on_token,
-                    const std::atomic<bool>* cancel, std::span<const ConversationId> keep = {})
+                    const std::atomic<bool>* cancel, const std::vector<ConversationId>* keep = nullptr)
         : m_(m), conv_(conv), on_evicted_(on_evicted), params_(params), on_token_(on_token),
           cancel_(cancel), keep_(keep), sampler_(m.vocab_size(), params.sampling), stops_(params.stop_strings) {}
 
-    GenerationResult run(const std::string& user_text) { return decode_all(start(user_text)); }
+    GenerationResult run(const std::string& user_text) {
+        begin_turn(user_text);
+        return decode_all(prefill([this] { undo_turn(); }));
+    }
 
     GenerationResult resume() {
         reopen_turn();
         return decode_all(prefill([this] { close_turn(); }));
     }
 
-    // Adds the user turn and prefills it; returns the first answer token, not yet in the history.
-    // Throws, leaving the conversation as it was, when nothing can be answered.
-    int32_t start(const std::string& user_text) {
+    // A batch's answer joins in steps: begin() adds the user turn, then each prefill_step() runs
+    // at most max_tokens of it through the model, until one returns the first answer token (not
+    // yet in the history). Either throws, leaving the conversation as it was, when nothing can be
+    // answered.
+    void begin(const std::string& user_text) {
         begin_turn(user_text);
-        return prefill([this] { undo_turn(); });
+        guarded_prefill([this] { prepare_prefill(); }, [this] { undo_turn(); });
+    }
+    std::optional<int32_t> prefill_step(int max_tokens) {
+        return guarded_prefill([&] { return prefill_some(max_tokens); }, [this] { undo_turn(); });
     }
 
     // One decode step, in two halves. accept() takes the token sampled last into the answer and
@@ -96,8 +107,17 @@ private:
     // undo leaves the conversation as it was when nothing could be answered.
     template <class Undo>
     int32_t prefill(Undo&& undo) {
+        return guarded_prefill(
+            [this] {
+                prepare_prefill();
+                return *prefill_some(std::numeric_limits<int>::max());
+            },
+            undo);
+    }
+    template <class Step, class Undo>
+    auto guarded_prefill(Step&& step, Undo&& undo) -> decltype(step()) {
         try {
-            return prefill_and_sample();
+            return step();
         } catch (...) {
             undo();
             throw;
@@ -186,28 +206,37 @@ private:
         conv_.turns.back().end = int(conv_.history.size());
     }
 
-    // Runs history[n_cached..] through the model (the backend chunks it) and samples the first
-    // answer token.
-    int32_t prefill_and_sample() {
+    // Finds what history[n_cached..] lacks (restoring blocks from disk first) and makes room to
+    // compute it; prefill_some() then runs it through the model.
+    void prepare_prefill() {
         const int end = int(conv_.history.size());
         // At least the last token runs, since its logits choose the first answer token.
         GenerationStats& s = result_.stats;
         if (m_.snapshots) s.restored_tokens = restore_from_disk(m_, conv_.id, conv_.history, end - 1, known_end_);
         std::vector<Eviction> evicted;
-        const int start =
-            m_.pool->prepare_write(conv_.id, std::min(m_.pool->n_cached(conv_.id), end - 1), end, &evicted, keep_);
+        prefill_next_ = m_.pool->prepare_write(conv_.id, std::min(m_.pool->n_cached(conv_.id), end - 1), end,
+                                               &evicted, keep());
         if (!evicted.empty()) on_evicted_(evicted);
-        s.prefilled_tokens = end - start;
-        s.reprefilled_tokens = std::max(0, std::min(conv_.evicted_tokens, end) - start);
+        s.prefilled_tokens = end - prefill_next_;
+        s.reprefilled_tokens = std::max(0, std::min(conv_.evicted_tokens, end) - prefill_next_);
         conv_.evicted_tokens = 0;
         m_.pool->count_reprefill(s.reprefilled_tokens);
+    }
 
-        std::vector<float> logits(size_t(m_.vocab_size()));  // (vocab_size,)
+    // Runs up to max_tokens more of the prefill (the backend chunks them further); after the last,
+    // samples the first answer token.
+    std::optional<int32_t> prefill_some(int max_tokens) {
+        const int end = int(conv_.history.size());
+        const int n = std::min(max_tokens, end - prefill_next_);
+        std::vector<float> logits(size_t(m_.vocab_size()));  // (vocab_size,): only the last step's are used
         Stopwatch prefill_clock;
-        m_.backend->forward(std::span<const int32_t>(conv_.history.data() + start, size_t(end - start)), start,
+        m_.backend->forward(std::span<const int32_t>(conv_.history.data() + prefill_next_, size_t(n)), prefill_next_,
                             m_.pool->table(conv_.id), logits.data());
-        m_.pool->set_cached(conv_.id, end, conv_.history);
-        s.prefill_ms = prefill_clock.elapsed_ms();
+        prefill_next_ += n;
+        m_.pool->set_cached(conv_.id, prefill_next_, conv_.history);
+        GenerationStats& s = result_.stats;
+        s.prefill_ms += prefill_clock.elapsed_ms();
+        if (prefill_next_ < end) return std::nullopt;
         s.prefill_tokens_per_s = tokens_per_second(s.prefilled_tokens, s.prefill_ms);
 
         const int32_t token = sampler_.sample(logits.data(), recent());
@@ -247,8 +276,11 @@ private:
     }
 
     void reserve(int n_tokens) {
-        const std::vector<Eviction> evicted = m_.pool->reserve(conv_.id, n_tokens, keep_);
+        const std::vector<Eviction> evicted = m_.pool->reserve(conv_.id, n_tokens, keep());
         if (!evicted.empty()) on_evicted_(evicted);
+    }
+    std::span<const ConversationId> keep() const {
+        return keep_ ? std::span<const ConversationId>(*keep_) : std::span<const ConversationId>();
     }
 
     std::span<const int32_t> recent() const {
@@ -262,7 +294,7 @@ private:
     const GenerateParams& params_;
     const TokenCallback& on_token_;
     const std::atomic<bool>* cancel_;
-    std::span<const ConversationId> keep_;
+    const std::vector<ConversationId>* keep_;
     Sampler sampler_;
     StopStringFilter stops_;
     Stopwatch call_clock_, decode_clock_;
@@ -270,6 +302,7 @@ private:
     std::string answer_before_;  // resume(): the text the answer had already
     std::vector<int> closing_;   // resume(): the tokens that had closed it
     int known_end_ = 0;          // history positions that existed before this call
+    int prefill_next_ = 0;       // the first position the prefill has still to compute
     GenerationResult result_;
 };
 
@@ -287,54 +320,113 @@ GenerationResult continue_answer(LoadedModel& model, Conversation& conv, const E
     return AnswerGenerator(model, conv, on_evicted, params, on_token, cancel).resume();
 }
 
-std::vector<GenerationResult> generate_answers(LoadedModel& model, std::span<Conversation* const> convs,
-                                               const EvictionHandler& on_evicted, std::span<const BatchRequest> requests) {
-    const size_t n = requests.size();
-    std::vector<ConversationId> ids;
-    for (const Conversation* conv : convs) ids.push_back(conv->id);
-    std::vector<GenerationResult> results(n);
-    std::vector<std::unique_ptr<AnswerGenerator>> answers(n);  // null: finished
-    std::vector<int32_t> tokens(n);
-    for (size_t i = 0; i < n; ++i) {
-        const BatchRequest& r = requests[i];
-        auto answer = std::make_unique<AnswerGenerator>(model, *convs[i], on_evicted, r.params, r.on_token, r.cancel, ids);
-        try {
-            tokens[i] = answer->start(r.user_text);
-            answers[i] = std::move(answer);
-        } catch (...) {  // nothing changed in this conversation; the others go on
-            results[i].status = status_from_current_exception();
-            results[i].stop_reason =
-                results[i].status.code == ErrorCode::ContextFull ? StopReason::ContextFull : StopReason::Error;
-        }
-    }
+namespace {
 
+// One answer of a batch: joining (its prompt is being prefilled) until it has its first token,
+// then under way.
+struct BatchMember {
+    size_t index;  // its place among the results
+    const BatchRequest* request;
+    std::unique_ptr<AnswerGenerator> answer;
+    std::optional<int32_t> token;  // the token to accept next; empty while joining
+    bool listed = false;           // its conversation is in the batch's ids
+};
+
+GenerationResult refused_start() {
+    GenerationResult result;
+    result.status = status_from_current_exception();
+    result.stop_reason = result.status.code == ErrorCode::ContextFull ? StopReason::ContextFull : StopReason::Error;
+    return result;
+}
+
+}  // namespace
+
+std::vector<GenerationResult> generate_answers(LoadedModel& model,
+                                               const std::function<Conversation&(ConversationId)>& resolve,
+                                               const EvictionHandler& on_evicted, std::span<const BatchRequest> requests,
+                                               const BatchAdmission& admit) {
+    std::deque<BatchRequest> held;  // admitted requests, at stable addresses for their generators
+    std::vector<GenerationResult> results;
+    std::vector<BatchMember> members;   // in the order they came: the oldest joiner prefills first
+    std::vector<ConversationId> ids;    // the members' conversations, which making room must not take
+    const auto done = [&](BatchMember& m, GenerationResult result) {
+        results[m.index] = std::move(result);
+        if (m.request->on_finished) m.request->on_finished(results[m.index]);
+        m.answer.reset();
+    };
+    const auto join = [&](const BatchRequest& r) {
+        results.emplace_back();
+        BatchMember& m = members.emplace_back(BatchMember{results.size() - 1, &r, nullptr, std::nullopt});
+        try {
+            const Status sampling = validate_sampling(r.params.sampling);
+            if (!sampling.ok()) throw EngineError(sampling.code, sampling.message);
+            if (std::find(ids.begin(), ids.end(), r.conversation) != ids.end())
+                fail(ErrorCode::InvalidArgument, "conversation " + std::to_string(r.conversation) +
+                                                     " already has an answer under way; it can give one at a time");
+            Conversation& conv = resolve(r.conversation);
+            ids.push_back(conv.id);
+            m.listed = true;
+            m.answer = std::make_unique<AnswerGenerator>(model, conv, on_evicted, r.params, r.on_token, r.cancel, &ids);
+            m.answer->begin(r.user_text);
+        } catch (...) {  // nothing changed in this conversation; the others go on
+            if (std::exchange(m.listed, false)) ids.pop_back();
+            done(m, refused_start());
+        }
+    };
+    const auto drop_finished = [&] {
+        std::erase_if(members, [&](const BatchMember& m) {
+            if (m.answer) return false;
+            if (m.listed) std::erase(ids, m.request->conversation);
+            return true;
+        });
+    };
+
+    for (const BatchRequest& r : requests) join(r);
     std::vector<float> logits;
     for (;;) {
-        std::vector<size_t> going;  // answers that run a token this step
-        for (size_t i = 0; i < n; ++i) {
-            if (!answers[i]) continue;
+        if (admit)
+            for (BatchRequest& r : admit()) join(held.emplace_back(std::move(r)));
+        drop_finished();
+        if (members.empty()) break;
+
+        // One chunk of the oldest joining prompt.
+        for (BatchMember& m : members) {
+            if (m.token) continue;
+            try {
+                m.token = m.answer->prefill_step(model.backend->chunk_tokens());
+            } catch (...) {
+                done(m, refused_start());
+            }
+            break;
+        }
+
+        // One token of every answer under way.
+        std::vector<BatchMember*> going;
+        for (BatchMember& m : members) {
+            if (!m.answer || !m.token) continue;
             bool goes = false;
             try {
-                goes = answers[i]->accept(tokens[i]);
+                goes = m.answer->accept(*m.token);
             } catch (...) {
-                answers[i]->fail_now();
+                m.answer->fail_now();
             }
-            if (goes) going.push_back(i);
-            else results[i] = std::exchange(answers[i], nullptr)->finish();
+            if (goes) going.push_back(&m);
+            else done(m, m.answer->finish());
         }
-        if (going.empty()) break;
+        if (going.empty()) continue;
         // Tables are read after every accept(): making room for one may have grown another's.
         std::vector<BatchToken> batch;
-        for (size_t i : going) batch.push_back({tokens[i], answers[i]->pos(), model.pool->table(ids[i])});
+        for (BatchMember* m : going)
+            batch.push_back({*m->token, m->answer->pos(), model.pool->table(m->request->conversation)});
         logits.resize(going.size() * size_t(model.vocab_size()));
         try {
             model.backend->decode_batch(batch, logits.data());
             for (size_t k = 0; k < going.size(); ++k)
-                tokens[going[k]] = answers[going[k]]->sample(logits.data() + k * size_t(model.vocab_size()));
+                going[k]->token = going[k]->answer->sample(logits.data() + k * size_t(model.vocab_size()));
         } catch (...) {
-            for (size_t i : going) {
-                answers[i]->fail_now();
-                results[i] = std::exchange(answers[i], nullptr)->finish();
+            for (BatchMember* m : going) {
+                m->answer->fail_now();
+                done(*m, m->answer->finish());
             }
         }
     }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -34,11 +35,14 @@ GenerationResult continue_answer(LoadedModel& model, Conversation& conv, const E
                                  const GenerateParams& params, const TokenCallback& on_token,
                                  const std::atomic<bool>* cancel);
 
-// Engine::generate_batch: requests[i] in convs[i] (distinct conversations). Each prompt is prefilled
-// in turn; then each decode step runs one token of every unfinished answer in one
-// Backend::decode_batch. Making room for one never evicts another of the batch. An answer that
-// fails to start has its own status and changes nothing; the others go on.
-std::vector<GenerationResult> generate_answers(LoadedModel& model, std::span<Conversation* const> convs,
-                                               const EvictionHandler& on_evicted, std::span<const BatchRequest> requests);
+// Engine::generate_batch over conversations resolve() finds (it throws for an unknown one). Each
+// step prefills one chunk of the oldest joining prompt, then runs one token of every answer under
+// way in one Backend::decode_batch; admit() is asked for newcomers before each step. Making room
+// for one never evicts another of the batch. An answer that fails to start has its own status and
+// changes nothing; the others go on.
+std::vector<GenerationResult> generate_answers(LoadedModel& model,
+                                               const std::function<Conversation&(ConversationId)>& resolve,
+                                               const EvictionHandler& on_evicted, std::span<const BatchRequest> requests,
+                                               const BatchAdmission& admit);
 
 }  // namespace llamadesk

@@ -15,8 +15,11 @@
 #include "core/stopwatch.h"
 #include "llamadesk/engine.h"
 #include "../tool_options.h"
+#include "engine_bench.h"
 
 using namespace llamadesk;
+using llamadesk::bench::check;
+using llamadesk::bench::median;
 
 namespace {
 
@@ -35,15 +38,6 @@ const char* kParagraph =
     "The cache keeps the keys and values of every position, so a follow-up only runs its own tokens "
     "through the model. When a person comes back to a long conversation the next day, the history "
     "would have to be computed again from the first word, unless the blocks were kept on disk. ";
-
-void check(const Status& s, const char* what) {
-    if (!s.ok()) fail(s.code, std::string(what) + ": " + s.message);
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
 
 struct Restart {
     double ttft_ms = 0;

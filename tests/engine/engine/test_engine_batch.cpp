@@ -1,6 +1,7 @@
 // Several conversations answered together (Engine::generate_batch): each answer equals the one
-// the conversation gives alone, one answer stopping or failing leaves the others going, and making
-// room for one never takes another's blocks.
+// the conversation gives alone, also when it joins a batch under way; a joining prompt is prefilled
+// a chunk per step while the others go on; one answer stopping or failing leaves the others going,
+// and making room for one never takes another's blocks.
 #include <QTest>
 
 #include "engine_fixtures.h"
@@ -63,6 +64,83 @@ private slots:
             LLAMADESK_VERIFY_OK(results[i].status);
             QCOMPARE(results[i].tokens, expected[i]);
         }
+    }
+
+    // Answers join between steps: each still equals its answer alone, each is told its end once,
+    // and results list the admitted after the requests.
+    void answers_join_a_batch_under_way() {
+        const GenerateParams g = greedy(24);
+        const std::vector<std::vector<int>> expected = alone(g, false);
+        Engine e;
+        LLAMADESK_VERIFY_OK(e.load(load_params(model_)));
+        std::vector<ConversationId> ids;
+        for (size_t i = 0; i < kMessages.size(); ++i) ids.push_back(e.create_conversation());
+        std::vector<int> finished(kMessages.size(), 0);
+        const auto request = [&](size_t i) {
+            return BatchRequest{ids[i], kMessages[i], g, {}, nullptr, [&finished, i](const GenerationResult&) { ++finished[i]; }};
+        };
+        int steps = 0;
+        const std::vector<GenerationResult> results = e.generate_batch({request(0)}, [&]() -> std::vector<BatchRequest> {
+            ++steps;  // the third message joins at step 3, the others together at step 6
+            if (steps == 3) return {request(2)};
+            if (steps == 6) return {request(1), request(3)};
+            return {};
+        });
+        QCOMPARE(results.size(), kMessages.size());
+        const std::vector<size_t> order{0, 2, 1, 3};
+        for (size_t k = 0; k < order.size(); ++k) {
+            LLAMADESK_VERIFY_OK(results[k].status);
+            QCOMPARE(results[k].tokens, expected[order[k]]);
+        }
+        QCOMPARE(finished, std::vector<int>(kMessages.size(), 1));
+    }
+
+    // A long prompt joins a chunk at a time: the answer under way gets a token after each chunk,
+    // instead of waiting for the whole prompt.
+    void a_long_prompt_joins_a_chunk_per_step() {
+        Engine e;
+        LLAMADESK_VERIFY_OK(e.load(load_params(model_)));
+        const ConversationId a = e.create_conversation(), b = e.create_conversation();
+        std::string prompt = "the long one";
+        TurnSize size;
+        do {
+            prompt += " and then the cache grew";
+            LLAMADESK_VERIFY_OK(e.measure_turn(b, prompt, "", &size));
+        } while (size.message_tokens < 300);  // two chunks of the CPU's 256
+        QVERIFY2(size.fits(), "the test prompt must fit the model's context");
+
+        int a_tokens = 0, a_when_joined = -1, a_when_b_began = -1;
+        BatchRequest first{a, kMessages[0], greedy(60), [&](const std::string&, const GenerationStats&) { ++a_tokens; }};
+        BatchRequest second{b, prompt, greedy(4), [&](const std::string&, const GenerationStats&) {
+                                if (a_when_b_began < 0) a_when_b_began = a_tokens;
+                            }};
+        const std::vector<GenerationResult> results = e.generate_batch({first}, [&]() -> std::vector<BatchRequest> {
+            if (a_tokens < 5 || a_when_joined >= 0) return {};
+            a_when_joined = a_tokens;
+            return {second};
+        });
+        LLAMADESK_VERIFY_OK(results[0].status);
+        LLAMADESK_VERIFY_OK(results[1].status);
+        QCOMPARE(results[1].stats.prefilled_tokens, size.message_tokens);
+        // Whole, the prompt would have run before a's next token; in two chunks a decodes after each.
+        QVERIFY2(a_when_b_began - a_when_joined >= 2,
+                 qPrintable(QString("a decoded %1 tokens while b's prompt joined").arg(a_when_b_began - a_when_joined)));
+    }
+
+    // A conversation whose answer is under way cannot join again; its answer goes on untouched.
+    void a_conversation_under_way_cannot_join_twice() {
+        Engine e;
+        LLAMADESK_VERIFY_OK(e.load(load_params(model_)));
+        const ConversationId a = e.create_conversation();
+        int steps = 0;
+        const std::vector<GenerationResult> results =
+            e.generate_batch({{a, kMessages[0], greedy(12), {}, nullptr}}, [&]() -> std::vector<BatchRequest> {
+                if (++steps != 4) return {};
+                return {{a, "again", greedy(4), {}, nullptr}};
+            });
+        LLAMADESK_VERIFY_OK(results[0].status);
+        QCOMPARE(results[1].status.code, ErrorCode::InvalidArgument);
+        QCOMPARE(results[0].tokens, alone(greedy(12), false)[0]);
     }
 
     // Stop ends one answer; the others run to their limit.
