@@ -38,7 +38,7 @@ void AppContext::applySnapshotSettings() {
 }
 
 AppContext::~AppContext() {
-    cancel_.store(true);  // an answer in progress ends at its next token
+    cancel_.raiseAll();  // answers in progress end at their next token
     thread_.quit();
     thread_.wait();
     // What the worker said last (the stopped answer's end) is delivered, so it is saved.

@@ -11,6 +11,7 @@
 
 #include "app_settings.h"
 #include "cache_inspector_model.h"
+#include "cancel_flags.h"
 #include "chat_controller.h"
 #include "conversation_saver.h"
 #include "figures.h"
@@ -45,8 +46,9 @@ public:
     // Only for connecting to its signals; its slots run on the worker thread.
     InferenceWorker* worker() { return worker_.get(); }
     QString errorMessage() const { return error_; }
-    // The flag the engine reads once per token (ChatController::stop sets it); exposed for tests.
-    std::atomic<bool>* cancelFlag() { return &cancel_; }
+    // The conversations' Stop flags the engine reads once per token (ChatController::stop raises
+    // one); exposed for tests.
+    CancelFlags* cancelFlags() { return &cancel_; }
 
     // Restores saved conversations and loads modelPath (nothing: the welcome screen shows).
     void start(const QString& modelPath, const QString& tokenizer = {});
@@ -62,7 +64,7 @@ private:
     // Hands the snapshot folder and the settings' disk budget to the worker when the budget changes.
     void applySnapshotSettings();
 
-    std::atomic<bool> cancel_{false};
+    CancelFlags cancel_;
     ApiKeyStore keys_;
     std::unique_ptr<AppSettings> settings_;
     std::unique_ptr<ChatController> chat_;

@@ -18,7 +18,7 @@ QString title_from(const QString& text) {
 
 }  // namespace
 
-ChatController::ChatController(const QString& dataDir, QSettings* settings, std::atomic<bool>* cancel,
+ChatController::ChatController(const QString& dataDir, QSettings* settings, CancelFlags* cancel,
                                QObject* parent)
     : QObject(parent), store_(dataDir), settings_(settings), cancel_(cancel) {
     measure_timer_.setSingleShot(true);
@@ -78,9 +78,10 @@ void ChatController::shutdown() {
     commitDelete();
     if (draft_save_timer_.isActive() && current())
         save(current());
-    // An answer whose end never arrived is saved as interrupted.
-    if (Conversation* c = generating_ ? find(generating_key_) : nullptr)
-        save(c);
+    // Answers whose end never arrived are saved as interrupted.
+    for (auto it = streams_.cbegin(); it != streams_.cend(); ++it)
+        if (Conversation* c = find(it.key()))
+            save(c);
 }
 
 void ChatController::show(Conversation* conversation) {
@@ -94,6 +95,7 @@ void ChatController::show(Conversation* conversation) {
     setContextFull(false);
     measure_key_.clear();
     emit currentChanged();
+    emit generatingChanged();
     emit draftChanged();
     emit draftMeasured();
     if (conversation) {
@@ -155,11 +157,13 @@ void ChatController::onTurnMeasured(const QString& key, const QString& text, con
 }
 
 void ChatController::send(const QString& text) {
-    if (generating_ || text.trimmed().isEmpty())
+    if (text.trimmed().isEmpty())
         return;
     if (!current())
         newConversation();
     Conversation* c = current();
+    if (streaming(c))
+        return;
     if (draftCounted() && measure_text_ == text) {
         if (!measure_.fits_alone()) {
             emit errorOccurred(tr("This message is %1 tokens, more than the model's whole context of %2 "
@@ -181,30 +185,31 @@ void ChatController::send(const QString& text) {
 }
 
 void ChatController::startGeneration(Conversation* c, const QString& text) {
-    title_before_ = c->title;
+    const QString title_before = c->title;
     if (c->title == kUntitled || c->title.isEmpty())
         c->title = title_from(text);
     messages_.append(c, {Message::Role::User, text, false, {}, false});
     messages_.append(c, {Message::Role::Assistant, {}, true, {}, false});
-    answer_before_.clear();
-    beginStreaming(c, int(c->messages.size()) - 1);
+    beginStreaming(c, int(c->messages.size()) - 1, title_before, QString());
     emit requestGenerate(c->id, text, settings_.generateParams());
 }
 
-void ChatController::beginStreaming(Conversation* c, int row) {
-    generating_key_ = c->id;
-    generating_row_ = row;
+void ChatController::beginStreaming(Conversation* c, int row, const QString& titleBefore,
+                                    const QString& answerBefore) {
+    Stream& stream = streams_[c->id];
+    stream = Stream{row, answerBefore, titleBefore, {}, 0};
+    stream.since_save.start();
     save(c);  // the question survives a kill during the answer
-    since_save_.start();
-    tokens_at_save_ = 0;
-    cancel_->store(false);  // no generation is in flight, so the worker is not reading it now
-    setGenerating(true);
+    // No answer of this conversation is in flight, so the worker is not reading its flag now.
+    cancel_->of(c->id)->store(false);
+    if (c == current())
+        emit generatingChanged();
     emit currentChanged();  // the title may have changed
 }
 
 void ChatController::stop() {
-    if (generating_)
-        cancel_->store(true);
+    if (streaming(current()))
+        cancel_->of(current()->id)->store(true);
 }
 
 void ChatController::onTokenGenerated(const QString& key, const QString& piece, const GenerationStats& stats) {
@@ -212,29 +217,30 @@ void ChatController::onTokenGenerated(const QString& key, const QString& piece, 
     if (!c)
         return;
     conversations_.setStats(c, stats.conversation);
-    if (key != generating_key_)
+    const auto stream = streams_.find(key);
+    if (stream == streams_.end())
         return;
-    messages_.appendText(c, generating_row_, piece);
-    if (since_save_.elapsed() >= kStreamSaveMs || stats.generated_tokens - tokens_at_save_ >= kStreamSaveTokens) {
+    messages_.appendText(c, stream->row, piece);
+    if (stream->since_save.elapsed() >= kStreamSaveMs ||
+        stats.generated_tokens - stream->tokens_at_save >= kStreamSaveTokens) {
         save(c);
-        since_save_.restart();
-        tokens_at_save_ = stats.generated_tokens;
+        stream->since_save.restart();
+        stream->tokens_at_save = stats.generated_tokens;
     }
 }
 
 void ChatController::onGenerationFinished(const QString& key, const GenerationResult& result, int nTurns) {
     Conversation* c = find(key);
-    const int row = generating_row_;
-    const QString before = std::exchange(answer_before_, QString());
-    generating_key_.clear();
-    generating_row_ = -1;
+    const Stream stream = streams_.take(key);
+    const int row = stream.row;
+    const QString& before = stream.answer_before;
     if (c && row >= 1 && row < c->messages.size()) {
         const QString message = QString::fromStdString(result.status.message);
         if (nTurns < c->remembered_turns()) {
             // The engine did not keep this turn: take the question back out so both histories agree.
             const QString question = c->messages[row - 1].text;
             messages_.truncate(c, row - 1);
-            c->title = title_before_;
+            c->title = stream.title_before;
             refused(c, question, result.status);
         } else {
             const bool nothing_new = !result.status.ok() && result.tokens.empty() && !before.isEmpty();
@@ -249,7 +255,8 @@ void ChatController::onGenerationFinished(const QString& key, const GenerationRe
         }
         save(c);
     }
-    setGenerating(false);
+    if (c && c == current())
+        emit generatingChanged();
     emit currentChanged();
     measure_key_.clear();  // the history changed
     emit draftMeasured();
@@ -306,7 +313,7 @@ QString ChatController::chatFormat() const { return format_key(current() ? curre
 
 void ChatController::setChatFormat(const QString& format) {
     Conversation* c = current();
-    if (!c || (generating_ && generating_key_ == c->id))
+    if (!c || streaming(c))
         return;
     const ChatFormat f = format_from_key(format, c->format);
     if (f == c->format)
@@ -343,7 +350,7 @@ void ChatController::continueInNewConversation() {
 
 void ChatController::clearConversation() {
     Conversation* c = current();
-    if (!c || (generating_ && generating_key_ == c->id))
+    if (!c || streaming(c))
         return;
     messages_.truncate(c, 0);
     emit requestReset(c->id);
@@ -371,8 +378,8 @@ void ChatController::deleteConversation(int row) {
         return;
     commitDelete();  // one undo at a time
     const bool was_current = c == current();
-    if (generating_ && generating_key_ == c->id)
-        cancel_->store(true);
+    if (streaming(c))
+        cancel_->of(c->id)->store(true);
     if (was_current)
         messages_.show(nullptr);
     deleted_ = std::make_unique<Deleted>(Deleted{conversations_.take(row), row});
@@ -418,7 +425,7 @@ void ChatController::commitDelete() {
 void ChatController::regenerate() {
     Conversation* c = current();
     const int n = c ? int(c->messages.size()) : 0;
-    if (generating_ || n < 2 || c->messages[n - 1].role != Message::Role::Assistant ||
+    if (streaming(c) || n < 2 || c->messages[n - 1].role != Message::Role::Assistant ||
         c->messages[n - 2].forgotten)
         return;
     const QString question = c->messages[n - 2].text;
@@ -430,20 +437,18 @@ void ChatController::regenerate() {
 
 void ChatController::continueAnswer() {
     Conversation* c = current();
-    if (generating_ || !c || c->messages.isEmpty() || !can_continue(c->messages.last()) ||
+    if (!c || streaming(c) || c->messages.isEmpty() || !can_continue(c->messages.last()) ||
         c->messages.last().forgotten)
         return;
     const int row = int(c->messages.size()) - 1;
-    answer_before_ = c->messages[row].text;
-    title_before_ = c->title;
     messages_.setStreaming(c, row);
-    beginStreaming(c, row);
+    beginStreaming(c, row, c->title, c->messages[row].text);
     emit requestContinue(c->id, settings_.generateParams());
 }
 
 void ChatController::editAndResend(int messageRow, const QString& text) {
     Conversation* c = current();
-    if (generating_ || !c || messageRow < 0 || messageRow >= c->messages.size() ||
+    if (!c || streaming(c) || messageRow < 0 || messageRow >= c->messages.size() ||
         c->messages[messageRow].role != Message::Role::User || text.trimmed().isEmpty())
         return;
     int turn = 0;  // turns the engine holds before this message
@@ -457,7 +462,7 @@ void ChatController::editAndResend(int messageRow, const QString& text) {
 void ChatController::dropOldestTurnsAndContinue() {
     Conversation* c = current();
     setContextFull(false);
-    if (!c || generating_)
+    if (!c || streaming(c))
         return;
     const int turns = c->remembered_turns();
     if (turns == 0) {
@@ -497,13 +502,6 @@ void ChatController::dismissContextFull() {
 }
 
 void ChatController::copyText(const QString& text) { QGuiApplication::clipboard()->setText(text); }
-
-void ChatController::setGenerating(bool on) {
-    if (generating_ == on)
-        return;
-    generating_ = on;
-    emit generatingChanged();
-}
 
 void ChatController::setContextFull(bool on) {
     if (context_full_ == on)

@@ -5,12 +5,14 @@
 #pragma once
 
 #include <QElapsedTimer>
+#include <QHash>
 #include <QObject>
 #include <QTimer>
 #include <QtQml/qqmlregistration.h>
 #include <atomic>
 #include <memory>
 
+#include "cancel_flags.h"
 #include "conversation_list_model.h"
 #include "conversation_settings.h"
 #include "conversation_store.h"
@@ -27,6 +29,7 @@ class ChatController : public QObject {
     Q_PROPERTY(int currentIndex READ currentIndex NOTIFY currentChanged)
     Q_PROPERTY(QString currentId READ currentId NOTIFY currentChanged)
     Q_PROPERTY(QString currentTitle READ currentTitle NOTIFY currentChanged)
+    // The current conversation's answer is streaming (others may stream too: each has its own).
     Q_PROPERTY(bool generating READ generating NOTIFY generatingChanged)
     Q_PROPERTY(bool contextFull READ contextFull NOTIFY contextFullChanged)
     // A message is waiting (in the composer) for the context-full choice; else an answer filled it.
@@ -46,9 +49,9 @@ class ChatController : public QObject {
     Q_PROPERTY(bool draftNeedsRoom READ draftNeedsRoom NOTIFY draftMeasured)  // fits only after making room
     Q_PROPERTY(QString undoDeleteTitle READ undoDeleteTitle NOTIFY undoDeleteChanged)
 public:
-    // cancel: the flag the worker's engine reads each token; only this controller writes it.
-    ChatController(const QString& dataDir, QSettings* settings, std::atomic<bool>* cancel,
-                   QObject* parent = nullptr);
+    // cancel: the conversations' Stop flags the worker's engine reads each token; only this
+    // controller writes them.
+    ChatController(const QString& dataDir, QSettings* settings, CancelFlags* cancel, QObject* parent = nullptr);
     ~ChatController() override;
 
     ConversationListModel* conversations() { return &conversations_; }
@@ -57,7 +60,7 @@ public:
     int currentIndex() const;
     QString currentId() const;
     QString currentTitle() const;
-    bool generating() const { return generating_; }
+    bool generating() const { return current() && streams_.contains(current()->id); }
     bool contextFull() const { return context_full_; }
     bool messageWaiting() const { return !pending_text_.isEmpty(); }
     QString chatFormat() const;
@@ -148,11 +151,11 @@ private:
     void show(Conversation* conversation);
     Conversation* createConversation();
     void startGeneration(Conversation* c, const QString& text);
-    void beginStreaming(Conversation* c, int row);
+    void beginStreaming(Conversation* c, int row, const QString& titleBefore, const QString& answerBefore);
+    bool streaming(const Conversation* c) const { return c && streams_.contains(c->id); }
     void refused(Conversation* c, const QString& question, const llamadesk::Status& status);
     void returnToDraft(Conversation* c, const QString& text);
     void save(Conversation* c);
-    void setGenerating(bool on);
     void setContextFull(bool on);
     bool measured() const;
     void measureDraft();
@@ -162,14 +165,16 @@ private:
     ConversationListModel conversations_;
     MessageListModel messages_;
     ConversationSettings settings_;
-    std::atomic<bool>* cancel_;
-    bool generating_ = false;
-    QString generating_key_;
-    int generating_row_ = -1;  // the streaming answer's row in that conversation
-    QString answer_before_;    // continueAnswer(): the text the answer had already
-    QString title_before_;     // the title before this send named the conversation
-    QElapsedTimer since_save_;
-    int tokens_at_save_ = 0;
+    CancelFlags* cancel_;
+    // An answer streaming into its conversation; several conversations may stream at once.
+    struct Stream {
+        int row = -1;            // the answer's row in its conversation
+        QString answer_before;   // continueAnswer(): the text the answer had already
+        QString title_before;    // the title before this send named the conversation
+        QElapsedTimer since_save;
+        int tokens_at_save = 0;
+    };
+    QHash<QString, Stream> streams_;
     bool context_full_ = false;
     QString pending_text_;     // a message refused because the context was full
     llamadesk::ChatFormat model_format_ = llamadesk::ChatFormat::Llama2Chat;

@@ -16,13 +16,14 @@ QVariant ConversationListModel::data(const QModelIndex& index, int role) const {
     case TitleRole: return c->title;
     case MessageCountRole: return int(c->messages.size());
     case CachedTokensRole: return c->stats.cached_tokens;
+    case AnsweringRole: return !c->messages.isEmpty() && c->messages.last().streaming;
     default: return {};
     }
 }
 
 QHash<int, QByteArray> ConversationListModel::roleNames() const {
     return {{IdRole, "conversationId"}, {TitleRole, "title"}, {MessageCountRole, "messageCount"},
-            {CachedTokensRole, "cachedTokens"}};
+            {CachedTokensRole, "cachedTokens"}, {AnsweringRole, "answering"}};
 }
 
 Conversation* ConversationListModel::at(int row) const {

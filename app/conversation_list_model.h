@@ -16,7 +16,8 @@ class ConversationListModel : public QAbstractListModel {
     QML_UNCREATABLE("owned by ChatController")
     Q_PROPERTY(int count READ rowCount NOTIFY countChanged)
 public:
-    enum Roles { IdRole = Qt::UserRole + 1, TitleRole, MessageCountRole, CachedTokensRole };
+    // AnsweringRole: its last message is an answer still streaming (several conversations may be).
+    enum Roles { IdRole = Qt::UserRole + 1, TitleRole, MessageCountRole, CachedTokensRole, AnsweringRole };
 
     using QAbstractListModel::QAbstractListModel;
     int rowCount(const QModelIndex& parent = {}) const override;

@@ -58,19 +58,21 @@ void Figures::onGenerationStarted(const QString& key) {
     Answer& answer = answers_[key];
     answer = Answer{};
     answer.model = model_;
-    live_key_ = key;
-    since_update_.start();
+    answer.since_update.start();
+    live_.insert(key);
     ticker_.start();
     changed(key);
 }
 
 void Figures::tick() {
-    const auto it = answers_.find(live_key_);
-    if (it == answers_.end() || since_update_.elapsed() < kTickMs || it->stats.generated_tokens < 2)
-        return;  // the engine's own figure is recent enough, or decoding has not started
-    const double ms = it->stats.decode_ms + double(since_update_.elapsed());
-    it->decode_tokens_per_s = 1000.0 * (it->stats.generated_tokens - 1) / ms;
-    changed(live_key_);
+    for (const QString& key : std::as_const(live_)) {
+        const auto it = answers_.find(key);
+        if (it == answers_.end() || it->since_update.elapsed() < kTickMs || it->stats.generated_tokens < 2)
+            continue;  // the engine's own figure is recent enough, or decoding has not started
+        const double ms = it->stats.decode_ms + double(it->since_update.elapsed());
+        it->decode_tokens_per_s = 1000.0 * (it->stats.generated_tokens - 1) / ms;
+        changed(key);
+    }
 }
 
 void Figures::take(const QString& key, const GenerationStats& stats) {
@@ -87,7 +89,7 @@ void Figures::take(const QString& key, const GenerationStats& stats) {
     answer.stats = stats;
     answer.decode_tokens_per_s = stats.decode_tokens_per_s;
     ++answer.updates;
-    since_update_.restart();
+    answer.since_update.restart();
     changed(key);
     pool_ = stats.pool;
     emit occupancyChanged();
@@ -98,8 +100,9 @@ void Figures::onTokenGenerated(const QString& key, const QString&, const Generat
 }
 
 void Figures::onGenerationFinished(const QString& key, const GenerationResult& result, int) {
-    ticker_.stop();
-    live_key_.clear();
+    live_.remove(key);
+    if (live_.isEmpty())
+        ticker_.stop();
     // A server's answer counts once text came: its token counts may never be reported.
     const auto it = answers_.constFind(key);
     const bool ran = it != answers_.constEnd() && it->server

@@ -8,6 +8,7 @@
 #include <QElapsedTimer>
 #include <QHash>
 #include <QObject>
+#include <QSet>
 #include <QTimer>
 #include <QVariantList>
 #include <QtQml/qqmlregistration.h>
@@ -55,7 +56,7 @@ public:
     explicit Figures(const ConversationListModel* conversations, QObject* parent = nullptr);
 
     bool hasAnswer() const { return answers_.contains(current_); }
-    bool live() const { return hasAnswer() && current_ == live_key_; }
+    bool live() const { return hasAnswer() && live_.contains(current_); }
     QString answerModel() const { return shown().model; }
     double decodeTokensPerSecond() const { return shown().decode_tokens_per_s; }
     double prefillTokensPerSecond() const { return shown().stats.prefill_tokens_per_s; }
@@ -117,6 +118,7 @@ private:
         int updates = 0;      // how many updates this answer has had (tests and the chart use it)
         QString model;        // the model that wrote it
         std::optional<ServerFigures> server;  // a server wrote it
+        QElapsedTimer since_update;           // while it streams: since its last figures
     };
     const Answer& shown() const;
     template <typename T>
@@ -131,12 +133,11 @@ private:
     // kTickMs apart: between tokens the rate is the tokens so far over the time so far.
     static constexpr int kTickMs = 200;
     QTimer ticker_;
-    QElapsedTimer since_update_;
 
     static constexpr int kMaxSeries = 240;
     const ConversationListModel* conversations_;
     QString current_;
-    QString live_key_;  // the conversation answering now
+    QSet<QString> live_;  // the conversations answering now
     QString model_;
     QHash<QString, Answer> answers_;
     llamadesk::PoolStats pool_;

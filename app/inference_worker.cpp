@@ -1,12 +1,16 @@
 #include "inference_worker.h"
 
+#include <QCoreApplication>
+#include <list>
+
+#include "cancel_flags.h"
 #include "endpoint.h"
 #include "local_backend.h"
 #include "remote_backend.h"
 
 using namespace llamadesk;
 
-InferenceWorker::InferenceWorker(const std::atomic<bool>* cancel, QObject* parent)
+InferenceWorker::InferenceWorker(CancelFlags* cancel, QObject* parent)
     : QObject(parent), cancel_(cancel) {
     auto local = std::make_unique<LocalBackend>();
     local_ = local.get();
@@ -18,6 +22,10 @@ InferenceWorker::~InferenceWorker() = default;
 void InferenceWorker::loadModel(const QString& path, const QString& tokenizer, int threads,
                                 qint64 kvCacheBytes, const QString& kvCacheType, int serverTimeoutMs,
                                 const QString& apiKey) {
+    if (waitForBatch(QString(), [=, this] {
+            loadModel(path, tokenizer, threads, kvCacheBytes, kvCacheType, serverTimeoutMs, apiKey);
+        }))
+        return;
     if (remote::is_remote_location(path))
         return connectRemote(path, serverTimeoutMs, apiKey);
     LoadParams params;
@@ -55,6 +63,8 @@ void InferenceWorker::loadModel(const QString& path, const QString& tokenizer, i
 }
 
 void InferenceWorker::setSnapshots(const QString& folder, qint64 budgetBytes) {
+    if (waitForBatch(QString(), [=, this] { setSnapshots(folder, budgetBytes); }))
+        return;
     snapshots_ = SnapshotSettings{};
     if (budgetBytes > 0) {
         snapshots_.folder = folder.toStdString();
@@ -102,6 +112,8 @@ ConversationId InferenceWorker::ensure(const QString& key) {
 
 void InferenceWorker::restoreConversation(const QString& key, const std::vector<ChatTurn>& turns,
                                           const QString& systemPrompt, ChatFormat format) {
+    if (waitForBatch(key, [=, this] { restoreConversation(key, turns, systemPrompt, format); }))
+        return;
     Entry& entry = conversations_[key];
     entry.format = format;
     if (entry.id >= 0) {
@@ -115,6 +127,8 @@ void InferenceWorker::restoreConversation(const QString& key, const std::vector<
 }
 
 void InferenceWorker::setChatFormat(const QString& key, ChatFormat format) {
+    if (waitForBatch(key, [=, this] { setChatFormat(key, format); }))
+        return;
     Entry& entry = conversations_[key];
     entry.format = format;
     if (entry.id >= 0) {
@@ -124,47 +138,118 @@ void InferenceWorker::setChatFormat(const QString& key, ChatFormat format) {
 }
 
 void InferenceWorker::generate(const QString& key, const QString& text, const GenerateParams& params) {
-    const std::string user_text = text.toStdString();
-    run(key, [&](ConversationId id, const TokenCallback& on_token) {
-        return backend_->generate(id, user_text, params, on_token, cancel_);
-    });
+    if (!local_) {  // a server: one answer at a time
+        const std::string user_text = text.toStdString();
+        run(key, [&](ConversationId id, const TokenCallback& on_token) {
+            return backend_->generate(id, user_text, params, on_token, cancel_->of(key));
+        });
+        return;
+    }
+    // After a request that waits for the batch to end (a load), new answers wait too, in order.
+    if (batch_running_ && !after_batch_.empty()) {
+        after_batch_.push_back([=, this] { generate(key, text, params); });
+        return;
+    }
+    waiting_.push_back({key, text.toStdString(), params});
+    if (!batch_running_ && !draining_)
+        runBatch();
 }
 
 void InferenceWorker::continueAnswer(const QString& key, const GenerateParams& params) {
+    // The batch takes new turns only: going on with an answer waits until the batch ends.
+    if (waitForBatch(QString(), [=, this] { continueAnswer(key, params); }))
+        return;
     run(key, [&](ConversationId id, const TokenCallback& on_token) {
-        return backend_->continue_answer(id, params, on_token, cancel_);
+        return backend_->continue_answer(id, params, on_token, cancel_->of(key));
     });
 }
 
-void InferenceWorker::run(const QString& key, const Generation& generation) {
-    const ConversationId id = ensure(key);
-    emit generationStarted(key);
-    std::string pending;  // text decoded since the last emission
-    QElapsedTimer since_emit;
-    since_emit.start();
-    bool first = true;
-    const auto on_token = [&](const std::string& piece, const GenerationStats& stats) {
-        pending += piece;
-        if (!first && since_emit.elapsed() < kEmitIntervalMs)
+bool InferenceWorker::waitForBatch(const QString& key, std::function<void()> call) {
+    if (!batch_running_ || (!key.isEmpty() && !in_batch_.contains(key)))
+        return false;
+    after_batch_.push_back(std::move(call));
+    return true;
+}
+
+void InferenceWorker::runBatch() {
+    while (!waiting_.empty()) {
+        if (!local_) {  // a load while the batch ran brought a server: it answers one at a time
+            for (WaitingAnswer& w : std::exchange(waiting_, {}))
+                generate(w.key, QString::fromStdString(w.text), w.params);
             return;
-        since_emit.restart();
-        emit tokenGenerated(key, QString::fromStdString(pending), stats);
-        emit cacheLayoutReady(key, layout_of(key));
-        publishServerFigures(key);
-        if (first)
-            publishAll();  // room for this answer may have been taken from other conversations
-        first = false;
-        pending.clear();
+        }
+        runOneBatch();
+        draining_ = true;  // held requests run in order; answers among them wait for the next batch
+        for (const std::function<void()>& call : std::exchange(after_batch_, {}))
+            call();
+        draining_ = false;
+    }
+}
+
+void InferenceWorker::runOneBatch() {
+    batch_running_ = true;
+    std::list<AnswerStream> streams;  // stable addresses for the answers' callbacks
+    const auto admit = [&] {
+        std::vector<BatchRequest> requests;
+        for (WaitingAnswer& w : std::exchange(waiting_, {})) {
+            AnswerStream& stream = streams.emplace_back(AnswerStream{w.key, ensure(w.key)});
+            in_batch_.insert(w.key);
+            startStream(stream);
+            requests.push_back(
+                {stream.id, std::move(w.text), w.params,
+                 [this, &stream](const std::string& piece, const GenerationStats& stats) { onPiece(stream, piece, stats); },
+                 cancel_->of(w.key), [this, &stream](const GenerationResult& result) {
+                     in_batch_.remove(stream.key);
+                     onEnd(stream, result);
+                 }});
+        }
+        return requests;
     };
-    const GenerationResult result = generation(id, on_token);
-    if (!pending.empty())
-        emit tokenGenerated(key, QString::fromStdString(pending), result.stats);
-    publishServerFigures(key);
-    emit generationFinished(key, result, stats_of(key).n_turns);
+    local_->generate_batch(admit(), [&] {
+        // Requests that came since the last step are delivered now: answers join (generate()
+        // adds to waiting_), other conversations' requests run, the rest wait (waitForBatch).
+        QCoreApplication::sendPostedEvents();
+        return admit();
+    });
+    batch_running_ = false;
+}
+
+void InferenceWorker::run(const QString& key, const Generation& generation) {
+    AnswerStream stream{key, ensure(key)};
+    startStream(stream);
+    const GenerationResult result = generation(
+        stream.id, [&](const std::string& piece, const GenerationStats& stats) { onPiece(stream, piece, stats); });
+    onEnd(stream, result);
+}
+
+void InferenceWorker::startStream(AnswerStream& stream) {
+    stream.since_emit.start();
+    emit generationStarted(stream.key);
+}
+
+void InferenceWorker::onPiece(AnswerStream& stream, const std::string& piece, const GenerationStats& stats) {
+    stream.pending += piece;
+    if (!stream.first && stream.since_emit.elapsed() < kEmitIntervalMs)
+        return;
+    stream.since_emit.restart();
+    emit tokenGenerated(stream.key, QString::fromStdString(stream.pending), stats);
+    emit cacheLayoutReady(stream.key, layout_of(stream.key));
+    publishServerFigures(stream.key);
+    if (stream.first)
+        publishAll();  // room for this answer may have been taken from other conversations
+    stream.first = false;
+    stream.pending.clear();
+}
+
+void InferenceWorker::onEnd(AnswerStream& stream, const GenerationResult& result) {
+    if (!stream.pending.empty())
+        emit tokenGenerated(stream.key, QString::fromStdString(stream.pending), result.stats);
+    publishServerFigures(stream.key);
+    emit generationFinished(stream.key, result, stats_of(stream.key).n_turns);
     publishAll();
     // The conversation is idle: its new full blocks go to disk (this also runs for the answer a
     // quit stops, before the thread ends).
-    report(key, backend_->save_snapshot(id));
+    report(stream.key, backend_->save_snapshot(stream.id));
 }
 
 void InferenceWorker::publishServerFigures(const QString& key) {
@@ -173,6 +258,8 @@ void InferenceWorker::publishServerFigures(const QString& key) {
 }
 
 void InferenceWorker::resetConversation(const QString& key) {
+    if (waitForBatch(key, [=, this] { resetConversation(key); }))
+        return;
     Entry& entry = conversations_[key];
     entry.pending_turns.clear();
     if (entry.id >= 0)
@@ -181,6 +268,8 @@ void InferenceWorker::resetConversation(const QString& key) {
 }
 
 void InferenceWorker::deleteConversation(const QString& key) {
+    if (waitForBatch(key, [=, this] { deleteConversation(key); }))
+        return;
     const auto it = conversations_.constFind(key);
     if (it == conversations_.constEnd())
         return;
@@ -191,11 +280,15 @@ void InferenceWorker::deleteConversation(const QString& key) {
 }
 
 void InferenceWorker::truncateTurns(const QString& key, int nTurns) {
+    if (waitForBatch(key, [=, this] { truncateTurns(key, nTurns); }))
+        return;
     report(key, backend_->truncate_turns(ensure(key), nTurns));
     publish(key);
 }
 
 void InferenceWorker::dropOldestTurns(const QString& key, int n, const QString& systemPrompt) {
+    if (waitForBatch(key, [=, this] { dropOldestTurns(key, n, systemPrompt); }))
+        return;
     report(key, backend_->drop_oldest_turns(ensure(key), n, systemPrompt.toStdString()));
     publish(key);
 }

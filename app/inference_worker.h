@@ -1,7 +1,14 @@
 // Hosts the inference backend on its own thread: the engine on this machine, or a server speaking
-// the OpenAI-compatible API when the model's location is an http(s) address (RemoteBackend). Every request arrives as a queued slot call and every result
-// leaves as a queued signal; nothing here is touched from the GUI thread except the cancel flag,
-// an atomic the GUI sets and the engine reads once per token.
+// the OpenAI-compatible API when the model's location is an http(s) address (RemoteBackend). Every
+// request arrives as a queued slot call and every result leaves as a queued signal; nothing here
+// is touched from the GUI thread except the conversations' Stop flags (CancelFlags), atomics the
+// GUI sets and the engine reads once per token.
+//
+// This machine's engine answers several conversations at once: one batch (Engine::generate_batch)
+// takes the answers asked for, and between its steps the worker handles the requests that came
+// meanwhile: a new answer joins the batch, a request about another conversation runs at once, and
+// one about a conversation of the batch, or a model load, waits until the batch ends. A server
+// answers one conversation at a time.
 //
 // Every change to a conversation's cache is published with the conversation's key (statsChanged
 // and cacheLayoutReady), during an answer too, and for every conversation after an answer, since
@@ -11,6 +18,7 @@
 #include <QElapsedTimer>
 #include <QHash>
 #include <QObject>
+#include <QSet>
 #include <QString>
 #include <atomic>
 #include <functional>
@@ -20,12 +28,13 @@
 #include "engine_types.h"
 #include "inference_backend.h"
 
+class CancelFlags;
 class LocalBackend;
 
 class InferenceWorker : public QObject {
     Q_OBJECT
 public:
-    explicit InferenceWorker(const std::atomic<bool>* cancel, QObject* parent = nullptr);
+    explicit InferenceWorker(CancelFlags* cancel, QObject* parent = nullptr);
     ~InferenceWorker() override;
 
 public slots:
@@ -83,7 +92,30 @@ private:
     };
     using Generation = std::function<llamadesk::GenerationResult(llamadesk::ConversationId,
                                                                  const llamadesk::TokenCallback&)>;
+    // What the window hears of one answer: pieces at most every kEmitIntervalMs, then its end.
+    struct AnswerStream {
+        QString key;
+        llamadesk::ConversationId id = -1;
+        std::string pending;  // text decoded since the last emission
+        QElapsedTimer since_emit;
+        bool first = true;
+    };
+    struct WaitingAnswer {
+        QString key;
+        std::string text;
+        llamadesk::GenerateParams params;
+    };
     void run(const QString& key, const Generation& generation);
+    void startStream(AnswerStream& stream);
+    void onPiece(AnswerStream& stream, const std::string& piece, const llamadesk::GenerationStats& stats);
+    void onEnd(AnswerStream& stream, const llamadesk::GenerationResult& result);
+    // Answers waiting_ and every answer asked for while it runs, together; then the requests held
+    // for its end, and again while answers wait.
+    void runBatch();
+    void runOneBatch();
+    // True (and call is kept for later) when a batch is under way and this request must not
+    // run inside it: it is about a conversation of the batch (key), or about every one (empty key).
+    bool waitForBatch(const QString& key, std::function<void()> call);
     llamadesk::ConversationId ensure(const QString& key);
     llamadesk::ConversationStats stats_of(const QString& key) const;
     llamadesk::CacheLayout layout_of(const QString& key) const;
@@ -97,6 +129,11 @@ private:
     std::unique_ptr<InferenceBackend> backend_;
     LocalBackend* local_ = nullptr;  // backend_ when it is this machine's engine
     llamadesk::SnapshotSettings snapshots_;  // for this machine's engine, whenever there is one
-    const std::atomic<bool>* cancel_;
+    CancelFlags* cancel_;
     QHash<QString, Entry> conversations_;
+    std::vector<WaitingAnswer> waiting_;         // asked for, not yet in the batch
+    bool batch_running_ = false;
+    bool draining_ = false;                     // running the requests held for the batch's end
+    QSet<QString> in_batch_;                    // conversations whose answers the batch is giving
+    std::vector<std::function<void()>> after_batch_;  // requests held until the batch ends, in order
 };

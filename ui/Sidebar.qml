@@ -44,6 +44,7 @@ Rectangle {
                 required property string title
                 required property int messageCount
                 required property int cachedTokens
+                required property bool answering
                 property bool editing: false
 
                 width: ListView.view.width
@@ -80,7 +81,12 @@ Rectangle {
                         Keys.onEscapePressed: item.editing = false
                     }
                     Label {
-                        text: sidebar.remote ? qsTr("%1 messages").arg(item.messageCount)
+                        objectName: "conversationDetail"
+                        // While it answers, the answer's growth shows instead of the message count.
+                        text: item.answering
+                              ? (sidebar.remote ? qsTr("answering…")
+                                 : qsTr("answering… · %1 cached tokens").arg(item.cachedTokens))
+                              : sidebar.remote ? qsTr("%1 messages").arg(item.messageCount)
                               : qsTr("%1 messages · %2 cached tokens").arg(item.messageCount).arg(item.cachedTokens)
                         color: Theme.sidebarMuted
                         font.pixelSize: 11

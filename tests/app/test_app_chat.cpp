@@ -97,10 +97,10 @@ private slots:
         std::atomic<int> generated_at_stop{-1};
         QObject context;
         connect(f_->app->worker(), &InferenceWorker::tokenGenerated, &context,
-                [&](const QString&, const QString&, const GenerationStats& stats) {
+                [&](const QString& key, const QString&, const GenerationStats& stats) {
                     if (generated_at_stop.load() < 0) {
                         generated_at_stop = stats.generated_tokens;
-                        f_->app->cancelFlag()->store(true);
+                        f_->app->cancelFlags()->of(key)->store(true);
                     }
                 },
                 Qt::DirectConnection);
@@ -200,6 +200,81 @@ private slots:
         QVERIFY(done);
         QVERIFY2(done->result.status.ok(), done->result.status.message.c_str());
         QVERIFY(done->result.stats.generated_tokens > 0);
+    }
+
+    // A second conversation answers while the first still streams: the engine runs them in one
+    // batch, each into its own conversation, each the answer it gives alone; Stop ends only the
+    // conversation on screen.
+    void twoConversationsAnswerAtOnce() {
+        const auto fresh = [&] {
+            chat()->newConversation();
+            chat()->settings()->setSeed(7);
+            chat()->settings()->setMaxNewTokens(300);
+            return chat()->currentId();
+        };
+        QStringList events;
+        QObject context;
+        connect(f_->app->worker(), &InferenceWorker::generationStarted, &context,
+                [&](const QString& key) { events << "started " + key; });
+        connect(f_->app->worker(), &InferenceWorker::generationFinished, &context,
+                [&](const QString& key) { events << "finished " + key; });
+        const auto answer_of = [&](const QString& key) -> const AppFixture::Finished* {
+            for (const AppFixture::Finished& done : f_->finished)
+                if (done.key == key) return &done;
+            return nullptr;
+        };
+
+        // This small model answers in milliseconds: the held conversation's first piece waits (on
+        // the worker thread) until the test lets it go, so the other is asked for while it streams.
+        QString held;  // written before the held answer is asked for, read on the worker thread after
+        std::atomic<bool> go{false};
+        connect(f_->app->worker(), &InferenceWorker::tokenGenerated, &context,
+                [&](const QString& key) {
+                    QElapsedTimer waited;
+                    waited.start();
+                    while (key == held && !go && waited.elapsed() < 10000)
+                        QThread::msleep(1);
+                },
+                Qt::DirectConnection);
+        const QString a = held = fresh();
+        chat()->send("Once upon a time");
+        QVERIFY(chat()->generating());
+        const QString b = fresh();
+        QVERIFY2(!chat()->generating(), "a new conversation is free while the other streams");
+        chat()->send("The little dog");
+        go = true;
+        QVERIFY(wait_until([&] { return answer_of(a) && answer_of(b); }, 60000));
+        QTRY_COMPARE(events.size(), 4);  // our own connection hears the ends after the fixture's
+        QVERIFY2(events.indexOf("started " + b) < events.indexOf("finished " + a), qPrintable(events.join(", ")));
+        const std::string text_a = answer_of(a)->result.text, text_b = answer_of(b)->result.text;
+        QVERIFY(answer_of(a)->result.status.ok() && answer_of(b)->result.status.ok());
+        const Conversation* shown_a = chat()->conversations()->find(a);
+        QCOMPARE(shown_a->messages.size(), 2);
+        QCOMPARE(shown_a->messages[1].text, QString::fromStdString(text_a));
+        QCOMPARE(chat()->conversations()->find(b)->messages[1].text, QString::fromStdString(text_b));
+
+        // Each alone, in a conversation of its own, with the same seed: the same answers.
+        fresh();
+        const AppFixture::Finished* alone_a = f_->sendAndWait("Once upon a time");
+        QVERIFY(alone_a);
+        QCOMPARE(alone_a->result.text, text_a);
+        fresh();
+        const AppFixture::Finished* alone_b = f_->sendAndWait("The little dog");
+        QVERIFY(alone_b);
+        QCOMPARE(alone_b->result.text, text_b);
+
+        // Stop on screen stops that conversation's answer only.
+        go = false;
+        const QString c = held = fresh();
+        chat()->send("Once upon a time");
+        const QString d = fresh();
+        chat()->send("The little dog");
+        chat()->stop();
+        go = true;
+        QVERIFY(wait_until([&] { return answer_of(c) && answer_of(d); }, 60000));
+        QCOMPARE(int(answer_of(d)->result.stop_reason), int(StopReason::Cancelled));
+        QVERIFY(answer_of(c)->result.stop_reason != StopReason::Cancelled);
+        chat()->settings()->setMaxNewTokens(64);
     }
 
     // Regenerate and edit-and-resend cut the engine's cache back to where the turn began:

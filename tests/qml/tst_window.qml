@@ -301,13 +301,16 @@ Item {
 
             testApp.chat.newConversation()
             typeAndSend("Once upon a time")
-            testApp.chat.selectConversation(1)  // before the answer can have ended
             verify(testApp.chat.generating)
+            testApp.chat.selectConversation(1)  // before the answer can have ended
+            verify(!testApp.chat.generating, "the conversation on screen is not answering")
             compare(testApp.figures.cachedTokens, cached)
             compare(testApp.inspector.cachedTokens, cached)
             const bar = findChild(view, "conversationOccupancy")
             verify(bar.detail.indexOf(cached + " / ") === 0, bar.detail)
+            testApp.chat.selectConversation(0)
             tryCompare(testApp.chat, "generating", false, 60000)
+            testApp.chat.selectConversation(1)
             compare(testApp.figures.cachedTokens, cached)
         }
 

@@ -384,6 +384,7 @@ std::vector<GenerationResult> generate_answers(LoadedModel& model,
     for (const BatchRequest& r : requests) join(r);
     std::vector<float> logits;
     for (;;) {
+        drop_finished();  // a conversation whose answer ended may be asked again right away
         if (admit)
             for (BatchRequest& r : admit()) join(held.emplace_back(std::move(r)));
         drop_finished();

@@ -143,6 +143,27 @@ private slots:
         QCOMPARE(results[0].tokens, alone(greedy(12), false)[0]);
     }
 
+    // Once its answer has ended, a conversation may join again at the very next step (a follow-up,
+    // a regenerate), while another answer goes on.
+    void a_conversation_may_join_again_once_its_answer_ended() {
+        Engine e;
+        LLAMADESK_VERIFY_OK(e.load(load_params(model_)));
+        const ConversationId a = e.create_conversation(), b = e.create_conversation();
+        bool a_ended = false, asked_again = false;
+        BatchRequest first{a, kMessages[0], greedy(3), {}, nullptr, [&](const GenerationResult&) { a_ended = true; }};
+        const std::vector<GenerationResult> results =
+            e.generate_batch({first, {b, kMessages[1], greedy(40), {}, nullptr}}, [&]() -> std::vector<BatchRequest> {
+                if (!a_ended || asked_again) return {};
+                asked_again = true;
+                return {{a, kMessages[2], greedy(3), {}, nullptr}};
+            });
+        QCOMPARE(results.size(), size_t(3));
+        for (const GenerationResult& r : results) LLAMADESK_VERIFY_OK(r.status);
+        ConversationStats s;
+        LLAMADESK_VERIFY_OK(e.conversation_stats(a, &s));
+        QCOMPARE(s.n_turns, 2);
+    }
+
     // Stop ends one answer; the others run to their limit.
     void stop_stops_one() {
         Engine e;
