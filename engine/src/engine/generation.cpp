@@ -91,6 +91,13 @@ public:
         m_.pool->set_cached(conv_.id, pos() + 1, conv_.history);
         return token;
     }
+    // The step alone, as generate() decodes: a device backend samples on the device.
+    int32_t decode_alone(int32_t token) {
+        const int p = pos();
+        token = m_.backend->decode_and_sample(token, p, m_.pool->table(conv_.id), sampler_, recent());
+        m_.pool->set_cached(conv_.id, p + 1, conv_.history);
+        return token;
+    }
     // The answer stops here on the exception being handled; what was generated stays.
     void fail_now() {
         result_.status = status_from_current_exception();
@@ -126,11 +133,7 @@ private:
 
     GenerationResult decode_all(int32_t token) {
         try {
-            while (accept(token)) {
-                const int p = pos();
-                token = m_.backend->decode_and_sample(token, p, m_.pool->table(conv_.id), sampler_, recent());
-                m_.pool->set_cached(conv_.id, p + 1, conv_.history);
-            }
+            while (accept(token)) token = decode_alone(token);
         } catch (...) {
             fail_now();
         }
@@ -415,6 +418,15 @@ std::vector<GenerationResult> generate_answers(LoadedModel& model,
             else done(m, m.answer->finish());
         }
         if (going.empty()) continue;
+        if (going.size() == 1) {  // one answer under way decodes as generate() does
+            try {
+                going[0]->token = going[0]->answer->decode_alone(*going[0]->token);
+            } catch (...) {
+                going[0]->answer->fail_now();
+                done(*going[0], going[0]->answer->finish());
+            }
+            continue;
+        }
         // Tables are read after every accept(): making room for one may have grown another's.
         std::vector<BatchToken> batch;
         for (BatchMember* m : going)
