@@ -25,6 +25,33 @@ qint64 run_queue_wait_ns() {
 
 }  // namespace
 
+// Holds the first piece of one conversation's answer on the worker thread until open(), so a test
+// can ask for more while that answer streams (the small model answers in milliseconds).
+class AnswerGate {
+public:
+    explicit AnswerGate(InferenceWorker* worker) {
+        QObject::connect(worker, &InferenceWorker::tokenGenerated, &context_,
+                         [this](const QString& key) {
+                             QElapsedTimer waited;
+                             waited.start();
+                             while (key == held_ && !open_ && waited.elapsed() < 10000)
+                                 QThread::msleep(1);
+                         },
+                         Qt::DirectConnection);
+    }
+    // Call before the answer is asked for: the worker reads held_ only after that request.
+    void hold(const QString& key) {
+        open_ = false;
+        held_ = key;
+    }
+    void open() { open_ = true; }
+
+private:
+    QObject context_;
+    QString held_;
+    std::atomic<bool> open_{true};
+};
+
 class AppChatTest : public QObject {
     Q_OBJECT
     std::unique_ptr<AppFixture> f_;
@@ -224,25 +251,15 @@ private slots:
             return nullptr;
         };
 
-        // This small model answers in milliseconds: the held conversation's first piece waits (on
-        // the worker thread) until the test lets it go, so the other is asked for while it streams.
-        QString held;  // written before the held answer is asked for, read on the worker thread after
-        std::atomic<bool> go{false};
-        connect(f_->app->worker(), &InferenceWorker::tokenGenerated, &context,
-                [&](const QString& key) {
-                    QElapsedTimer waited;
-                    waited.start();
-                    while (key == held && !go && waited.elapsed() < 10000)
-                        QThread::msleep(1);
-                },
-                Qt::DirectConnection);
-        const QString a = held = fresh();
+        AnswerGate gate(f_->app->worker());
+        const QString a = fresh();
+        gate.hold(a);
         chat()->send("Once upon a time");
         QVERIFY(chat()->generating());
         const QString b = fresh();
         QVERIFY2(!chat()->generating(), "a new conversation is free while the other streams");
         chat()->send("The little dog");
-        go = true;
+        gate.open();
         QVERIFY(wait_until([&] { return answer_of(a) && answer_of(b); }, 60000));
         QTRY_COMPARE(events.size(), 4);  // our own connection hears the ends after the fixture's
         QVERIFY2(events.indexOf("started " + b) < events.indexOf("finished " + a), qPrintable(events.join(", ")));
@@ -264,17 +281,62 @@ private slots:
         QCOMPARE(alone_b->result.text, text_b);
 
         // Stop on screen stops that conversation's answer only.
-        go = false;
-        const QString c = held = fresh();
+        const QString c = fresh();
+        gate.hold(c);
         chat()->send("Once upon a time");
         const QString d = fresh();
         chat()->send("The little dog");
         chat()->stop();
-        go = true;
+        gate.open();
         QVERIFY(wait_until([&] { return answer_of(c) && answer_of(d); }, 60000));
         QCOMPARE(int(answer_of(d)->result.stop_reason), int(StopReason::Cancelled));
         QVERIFY(answer_of(c)->result.stop_reason != StopReason::Cancelled);
         chat()->settings()->setMaxNewTokens(64);
+    }
+
+    // Requests that come while answers stream keep their order: a model load waits for the batch
+    // to end; deleting a conversation that answers stops it, and the other answer goes on.
+    void requestsDuringABatchKeepTheirOrder() {
+        AnswerGate gate(f_->app->worker());
+        QStringList events;
+        QObject context;
+        connect(f_->app->worker(), &InferenceWorker::generationFinished, &context,
+                [&](const QString& key) { events << "finished " + key; });
+        connect(f_->app->worker(), &InferenceWorker::modelLoaded, &context, [&] { events << "loaded"; });
+        const auto answer_of = [&](const QString& key) -> const AppFixture::Finished* {
+            for (const AppFixture::Finished& done : f_->finished)
+                if (done.key == key) return &done;
+            return nullptr;
+        };
+
+        chat()->newConversation();
+        const QString a = chat()->currentId();
+        gate.hold(a);
+        chat()->send("Once upon a time");
+        f_->app->model()->reload();  // asked for while a's answer streams
+        gate.open();
+        QVERIFY(wait_until([&] { return answer_of(a) && !f_->app->model()->loading(); }, 60000));
+        QTRY_COMPARE(events.size(), 2);
+        QCOMPARE(events, (QStringList{"finished " + a, "loaded"}));
+        QVERIFY2(answer_of(a)->result.status.ok(), answer_of(a)->result.status.message.c_str());
+        QVERIFY(answer_of(a)->result.stop_reason != StopReason::Cancelled);
+
+        chat()->newConversation();
+        const QString b = chat()->currentId();
+        gate.hold(b);
+        chat()->send("Once upon a time");
+        chat()->newConversation();
+        const QString c = chat()->currentId();
+        chat()->send("The little dog");
+        chat()->deleteConversation(chat()->conversations()->rowOf(b));  // while b answers
+        gate.open();
+        QVERIFY(wait_until([&] { return answer_of(b) && answer_of(c); }, 60000));
+        QCOMPARE(int(answer_of(b)->result.stop_reason), int(StopReason::Cancelled));
+        QVERIFY2(answer_of(c)->result.status.ok(), answer_of(c)->result.status.message.c_str());
+        QVERIFY(answer_of(c)->result.stop_reason != StopReason::Cancelled);
+        QVERIFY(!chat()->conversations()->find(b));
+        QCOMPARE(chat()->conversations()->find(c)->messages.size(), 2);
+        QCOMPARE(chat()->conversations()->find(c)->messages[1].text, QString::fromStdString(answer_of(c)->result.text));
     }
 
     // Regenerate and edit-and-resend cut the engine's cache back to where the turn began:
