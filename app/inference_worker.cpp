@@ -140,28 +140,31 @@ void InferenceWorker::setChatFormat(const QString& key, ChatFormat format) {
 void InferenceWorker::generate(const QString& key, const QString& text, const GenerateParams& params) {
     if (!local_) {  // a server: one answer at a time
         const std::string user_text = text.toStdString();
-        run(key, [&](ConversationId id, const TokenCallback& on_token) {
+        return run(key, [&](ConversationId id, const TokenCallback& on_token) {
             return backend_->generate(id, user_text, params, on_token, cancel_->of(key));
         });
-        return;
     }
-    // After a request that waits for the batch to end (a load), new answers wait too, in order.
-    if (batch_running_ && !after_batch_.empty()) {
-        after_batch_.push_back([=, this] { generate(key, text, params); });
-        return;
-    }
-    waiting_.push_back({key, text.toStdString(), params});
-    if (!batch_running_ && !draining_)
-        runBatch();
+    ask({key, text.toStdString(), params, false});
 }
 
 void InferenceWorker::continueAnswer(const QString& key, const GenerateParams& params) {
-    // The batch takes new turns only: going on with an answer waits until the batch ends.
-    if (waitForBatch(QString(), [=, this] { continueAnswer(key, params); }))
+    if (!local_) {
+        return run(key, [&](ConversationId id, const TokenCallback& on_token) {
+            return backend_->continue_answer(id, params, on_token, cancel_->of(key));
+        });
+    }
+    ask({key, std::string(), params, true});
+}
+
+void InferenceWorker::ask(WaitingAnswer answer) {
+    // After a request that waits for the batch to end (a load), new answers wait too, in order.
+    if (batch_running_ && !after_batch_.empty()) {
+        after_batch_.push_back([this, answer] { ask(answer); });
         return;
-    run(key, [&](ConversationId id, const TokenCallback& on_token) {
-        return backend_->continue_answer(id, params, on_token, cancel_->of(key));
-    });
+    }
+    waiting_.push_back(std::move(answer));
+    if (!batch_running_ && !draining_)
+        runBatch();
 }
 
 bool InferenceWorker::waitForBatch(const QString& key, std::function<void()> call) {
@@ -174,8 +177,12 @@ bool InferenceWorker::waitForBatch(const QString& key, std::function<void()> cal
 void InferenceWorker::runBatch() {
     while (!waiting_.empty()) {
         if (!local_) {  // a load while the batch ran brought a server: it answers one at a time
-            for (WaitingAnswer& w : std::exchange(waiting_, {}))
-                generate(w.key, QString::fromStdString(w.text), w.params);
+            for (WaitingAnswer& w : std::exchange(waiting_, {})) {
+                if (w.resume)
+                    continueAnswer(w.key, w.params);
+                else
+                    generate(w.key, QString::fromStdString(w.text), w.params);
+            }
             return;
         }
         runOneBatch();
@@ -192,7 +199,7 @@ void InferenceWorker::runOneBatch() {
     const auto admit = [&] {
         std::vector<BatchRequest> requests;
         for (WaitingAnswer& w : std::exchange(waiting_, {})) {
-            AnswerStream& stream = streams.emplace_back(AnswerStream{w.key, ensure(w.key)});
+            AnswerStream& stream = streams.emplace_back(w.key, ensure(w.key));
             in_batch_.insert(w.key);
             startStream(stream);
             requests.push_back(
@@ -201,7 +208,8 @@ void InferenceWorker::runOneBatch() {
                  cancel_->of(w.key), [this, &stream](const GenerationResult& result) {
                      in_batch_.remove(stream.key);
                      onEnd(stream, result);
-                 }});
+                 },
+                 w.resume});
         }
         return requests;
     };

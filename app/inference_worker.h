@@ -94,8 +94,9 @@ private:
                                                                  const llamadesk::TokenCallback&)>;
     // What the window hears of one answer: pieces at most every kEmitIntervalMs, then its end.
     struct AnswerStream {
+        AnswerStream(const QString& key, llamadesk::ConversationId id) : key(key), id(id) {}
         QString key;
-        llamadesk::ConversationId id = -1;
+        llamadesk::ConversationId id;
         std::string pending;  // text decoded since the last emission
         QElapsedTimer since_emit;
         bool first = true;
@@ -104,11 +105,14 @@ private:
         QString key;
         std::string text;
         llamadesk::GenerateParams params;
+        bool resume = false;  // continueAnswer(): goes on with the last answer
     };
     void run(const QString& key, const Generation& generation);
     void startStream(AnswerStream& stream);
     void onPiece(AnswerStream& stream, const std::string& piece, const llamadesk::GenerationStats& stats);
     void onEnd(AnswerStream& stream, const llamadesk::GenerationResult& result);
+    // Queues an answer of this machine's engine for the batch (starting one when none runs).
+    void ask(WaitingAnswer answer);
     // Answers waiting_ and every answer asked for while it runs, together; then the requests held
     // for its end, and again while answers wait.
     void runBatch();

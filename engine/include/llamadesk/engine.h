@@ -173,6 +173,8 @@ struct BatchRequest {
     const std::atomic<bool>* cancel = nullptr;  // stops this answer only
     // Called once, as soon as this answer ends, while the others may go on.
     std::function<void(const GenerationResult&)> on_finished;
+    // Goes on with the last turn's answer as continue_answer() does (user_text is not used).
+    bool resume = false;
 };
 
 // Engine::generate_batch asks it between steps for answers to join the batch (none: empty).
@@ -268,7 +270,8 @@ public:
                               const GenerateParams& params, const TokenCallback& on_token = {},
                               const std::atomic<bool>* cancel = nullptr);
 
-    // Answers several conversations at once, each as generate() would. Every step prefills at most
+    // Answers several conversations at once, each as generate() would (or continue_answer(), for a
+    // request with resume). Every step prefills at most
     // one chunk (the backend's chunk size) of one joining prompt, then runs one token of each answer
     // under way through the model together (the weights are read once per step for all of them,
     // and each answer attends over its own blocks); so answers already streaming pause for a chunk

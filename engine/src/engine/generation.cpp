@@ -46,10 +46,16 @@ public:
     // answered.
     void begin(const std::string& user_text) {
         begin_turn(user_text);
-        guarded_prefill([this] { prepare_prefill(); }, [this] { undo_turn(); });
+        guarded_prefill([this] { prepare_prefill(); }, [this] { undo(); });
+    }
+    // ... or reopens the last turn's answer, as resume() does.
+    void begin_resume() {
+        reopening_ = true;
+        reopen_turn();
+        guarded_prefill([this] { prepare_prefill(); }, [this] { undo(); });
     }
     std::optional<int32_t> prefill_step(int max_tokens) {
-        return guarded_prefill([&] { return prefill_some(max_tokens); }, [this] { undo_turn(); });
+        return guarded_prefill([&] { return prefill_some(max_tokens); }, [this] { undo(); });
     }
 
     // One decode step, in two halves. accept() takes the token sampled last into the answer and
@@ -173,6 +179,14 @@ private:
         conv_.history = std::move(tokens);
         conv_.turns.push_back(Turn{user_text, {}, before, after});
         result_.stats.prompt_tokens = int(turn.size());
+    }
+
+    // Leaves the conversation as begin() or begin_resume() found it.
+    void undo() {
+        if (reopening_)
+            close_turn();
+        else
+            undo_turn();
     }
 
     void undo_turn() {
@@ -306,6 +320,7 @@ private:
     std::vector<int> closing_;   // resume(): the tokens that had closed it
     int known_end_ = 0;          // history positions that existed before this call
     int prefill_next_ = 0;       // the first position the prefill has still to compute
+    bool reopening_ = false;     // begin_resume(): the turn was reopened, not added
     GenerationResult result_;
 };
 
@@ -370,7 +385,10 @@ std::vector<GenerationResult> generate_answers(LoadedModel& model,
             ids.push_back(conv.id);
             m.listed = true;
             m.answer = std::make_unique<AnswerGenerator>(model, conv, on_evicted, r.params, r.on_token, r.cancel, &ids);
-            m.answer->begin(r.user_text);
+            if (r.resume)
+                m.answer->begin_resume();
+            else
+                m.answer->begin(r.user_text);
         } catch (...) {  // nothing changed in this conversation; the others go on
             if (std::exchange(m.listed, false)) ids.pop_back();
             done(m, refused_start());

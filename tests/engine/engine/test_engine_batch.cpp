@@ -143,6 +143,37 @@ private slots:
         QCOMPARE(results[0].tokens, alone(greedy(12), false)[0]);
     }
 
+    // Continue joins a batch too: the answer goes on exactly as continue_answer() goes on with it.
+    void a_continued_answer_joins_a_batch() {
+        const auto cut_short = [&](Engine& e) {
+            const ConversationId c = e.create_conversation();
+            if (e.generate(c, kMessages[3], greedy(5)).stop_reason != StopReason::MaxTokens) qFatal("cut short");
+            return c;
+        };
+        Engine alone;
+        LLAMADESK_VERIFY_OK(alone.load(load_params(model_)));
+        const ConversationId c0 = cut_short(alone);
+        const GenerationResult expected = alone.continue_answer(c0, greedy(6));
+        LLAMADESK_VERIFY_OK(expected.status);
+
+        Engine e;
+        LLAMADESK_VERIFY_OK(e.load(load_params(model_)));
+        const ConversationId c = cut_short(e), other = e.create_conversation();
+        int steps = 0;
+        BatchRequest resume{c, "", greedy(6), {}, nullptr, {}, true};
+        const std::vector<GenerationResult> results =
+            e.generate_batch({{other, kMessages[0], greedy(20), {}, nullptr}}, [&]() -> std::vector<BatchRequest> {
+                if (++steps != 3) return {};
+                return {resume};
+            });
+        LLAMADESK_VERIFY_OK(results[1].status);
+        QCOMPARE(results[1].tokens, expected.tokens);
+        QCOMPARE(results[1].text, expected.text);
+        ConversationStats s;
+        LLAMADESK_VERIFY_OK(e.conversation_stats(c, &s));
+        QCOMPARE(s.n_turns, 1);
+    }
+
     // Once its answer has ended, a conversation may join again at the very next step (a follow-up,
     // a regenerate), while another answer goes on.
     void a_conversation_may_join_again_once_its_answer_ended() {
