@@ -13,7 +13,9 @@ packages=(
     qml6-module-qt-labs-folderlistmodel
     python3-venv
     qtkeychain-qt6-dev libsecret-1-0
-    gnome-keyring dbus-daemon
+    # the keyring tests' private session (tests/app/keyring-session.sh); dbus-x11 is the session bus
+    # gnome-keyring asks for
+    gnome-keyring dbus-daemon dbus-x11
 )
 
 as_root=()
