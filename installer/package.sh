@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds the Debian package llamadesk_<version>_amd64.deb into build-package/ (CPU backend):
+# Builds the Debian packages into build-package/: llamadesk_<version>_amd64.deb (the programs, CPU
+# backend) and, where nvcc is installed, llamadesk-cuda_<version>_amd64.deb (the CUDA backend module):
 #   bash installer/package.sh
-# Install it with: sudo apt install ./build-package/llamadesk_*_amd64.deb
+# Install with: sudo apt install ./build-package/llamadesk_*_amd64.deb
+# (llamadesk-cuda needs NVIDIA's CUDA runtime and cuBLAS packages from NVIDIA's repository.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash installer/install-deps.sh
@@ -16,7 +18,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 cmake -S . -B build-package -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr \
-    -DLLAMADESK_PACKAGE=ON -DLLAMADESK_BUILD_TESTS=OFF -DLLAMADESK_CUDA=OFF
+    -DLLAMADESK_PACKAGE=ON -DLLAMADESK_BUILD_TESTS=OFF
 cmake --build build-package --parallel "$(nproc)"
 (cd build-package && cpack)
-ls build-package/llamadesk_*_amd64.deb
+ls build-package/*.deb

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Builds the .deb, installs it with apt, checks it as a user would meet it, and removes it again:
-# the window (offscreen) and the CLI answer from the built-in model with an empty HOME and no
-# ../shared, lintian finds no errors, the desktop entry and AppStream data validate. Needs root
-# (or sudo) for apt. Run by CI after the tests.
+# Builds the .debs, installs llamadesk with apt, checks it as a user would meet it, and removes it
+# again: the window (offscreen) and the CLI answer from the built-in model with an empty HOME and no
+# ../shared, and say why they run on the CPU without llamadesk-cuda; lintian finds no errors, the
+# desktop entry and AppStream data validate. Where nvcc built llamadesk-cuda too, its module is
+# checked from the unpacked package (NVIDIA's runtime packages are not in Debian, so apt cannot
+# install it here): lintian, its Depends, and that the installed programs open it. Needs root (or
+# sudo) for apt. Run by CI after the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 as_root=()
@@ -22,11 +25,39 @@ echo "$window"
 grep -q "Ctrl+N" <<<"$window" || { echo "the window's answer does not come from the built-in model"; exit 1; }
 test -s "$home/window.png"
 cli=$(cd / && env -i PATH=/usr/bin:/bin HOME="$home" llamadesk-cli --temperature 0 -n 64 \
-    --prompt "[INST] What is the shortcut to open a model? [/INST]")
+    --prompt "[INST] What is the shortcut to open a model? [/INST]" 2>"$home/cli.log")
+cat "$home/cli.log"
 echo "$cli"
 grep -q "Ctrl+O" <<<"$cli" || { echo "llamadesk-cli's answer does not come from the built-in model"; exit 1; }
+grep -q "CUDA unavailable: the CUDA module is not installed" "$home/cli.log" ||
+    { echo "without llamadesk-cuda, the CPU backend does not say why"; exit 1; }
 
 lintian --fail-on error --suppress-tags no-manual-page "$deb"
 desktop-file-validate /usr/share/applications/org.llamadesk.LlamaDesk.desktop
 appstreamcli validate --no-net /usr/share/metainfo/org.llamadesk.LlamaDesk.metainfo.xml
 echo "package checked: $(basename "$deb")"
+
+cuda_deb=$(ls "$PWD"/build-package/llamadesk-cuda_*_amd64.deb 2>/dev/null || true)
+if [ -z "$cuda_deb" ]; then
+    echo "no llamadesk-cuda package: this machine has no nvcc"
+    exit 0
+fi
+lintian --fail-on error --suppress-tags no-manual-page "$cuda_deb"
+depends=$(dpkg-deb -f "$cuda_deb" Depends)
+echo "llamadesk-cuda Depends: $depends"
+for d in "llamadesk (= " cuda-cudart- libcublas-; do
+    grep -qF "$d" <<<"$depends" || { echo "llamadesk-cuda does not depend on $d"; exit 1; }
+done
+unpacked=$(mktemp -d)
+dpkg-deb -x "$cuda_deb" "$unpacked"
+module=$(ls "$unpacked"/usr/lib/*/llamadesk/libllamadesk-cuda.so)
+# The installed programs open the packaged module: it loads, matches them, and either runs or says
+# why the device cannot (this machine may have no GPU).
+(cd / && env -i PATH=/usr/bin:/bin HOME="$home" LLAMADESK_CUDA_MODULE="$module" llamadesk-cli --backend cuda \
+    --temperature 0 -n 8 --prompt "[INST] Hello [/INST]" >/dev/null 2>"$home/cuda.log")
+cat "$home/cuda.log"
+if grep -qE "cannot be loaded|not a LlamaDesk CUDA module|was built for|not installed" "$home/cuda.log"; then
+    echo "the installed programs do not open the packaged CUDA module"
+    exit 1
+fi
+echo "package checked: $(basename "$cuda_deb")"

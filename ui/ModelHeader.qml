@@ -30,7 +30,7 @@ Rectangle {
                .arg(header.model.bytesPerParameter.toFixed(2)).arg(resident)
     }
 
-    implicitHeight: 58
+    implicitHeight: 74
     color: Theme.surface
     border.color: Theme.border
 
@@ -59,12 +59,11 @@ Rectangle {
                 text: header.model.remote
                       ? qsTr("on the server %1 · %2 · its figures are the server's").arg(header.model.device)
                         .arg(header.model.format)
-                      : qsTr("%1 params · %2 layers · %3/%4 heads (q/kv) · context %5 · %6 · %7 · %8")
+                      : qsTr("%1 params · %2 layers · %3/%4 heads (q/kv) · context %5 · %6 · %7")
                       .arg(header.model.parameters).arg(header.model.layers)
                       .arg(header.model.heads).arg(header.model.kvHeads)
                       .arg(header.model.contextLength).arg(header.model.format)
                       .arg(header.weightsLine())
-                      .arg(header.model.device.length > 0 ? header.model.device : header.model.backend)
                 color: Theme.muted
                 font.pixelSize: 12
                 elide: Text.ElideRight
@@ -72,6 +71,21 @@ Rectangle {
                 HoverHandler { id: figuresHover }
                 ToolTip.visible: figuresHover.hovered && figuresLine.truncated
                 ToolTip.text: figuresLine.text
+                ToolTip.delay: 500
+            }
+            // Where it runs, and why not on the GPU when it could have.
+            Label {
+                id: deviceLine
+                objectName: "modelDevice"
+                visible: header.model.hasModel && !header.model.loading && !header.model.remote
+                text: qsTr("on %1").arg(header.model.device.length > 0 ? header.model.device : header.model.backend)
+                color: Theme.muted
+                font.pixelSize: 12
+                elide: Text.ElideRight
+                Layout.fillWidth: true
+                HoverHandler { id: deviceHover }
+                ToolTip.visible: deviceHover.hovered && deviceLine.truncated
+                ToolTip.text: deviceLine.text
                 ToolTip.delay: 500
             }
             RowLayout {

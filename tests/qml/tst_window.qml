@@ -523,6 +523,11 @@ Item {
             verify(line.text.indexOf("4.00 bytes/param") >= 0, line.text)
             tryVerify(() => testApp.model.residentBytes > 1e6, 5000, "resident memory is measured")
             verify(line.text.indexOf(" MB resident") >= 0, line.text)
+            // Where it runs has its own line, with the reason when CUDA is not used.
+            const device = findChild(view, "modelDevice")
+            verify(device.visible)
+            compare(device.text, "on " + testApp.model.device)
+            verify(testApp.model.device.indexOf("CPU") >= 0, testApp.model.device)
 
             testApp.model.open(quantizedModelPath)
             tryVerify(() => testApp.model.weightTypes.indexOf("Q8_0") >= 0, 60000, "the Q8_0 model loaded")

@@ -139,8 +139,8 @@ struct CudaBackendOptions {
     std::function<void(float, const std::string&)> on_progress;
 };
 
-// True when this build has the CUDA backend and a usable device (compute capability >= 7.5).
-// `why` receives the reason when it is false.
+// True when the CUDA module (backends/cuda/cuda_module.h) is installed and finds a usable device
+// (one this build has kernels for). `why` receives the reason when it is false.
 bool cuda_backend_available(std::string* why);
 // Throws EngineError(BackendUnavailable / OutOfMemory) with a clear message on failure.
 std::unique_ptr<Backend> make_cuda_backend(const Checkpoint& ckpt, const CudaBackendOptions& opts);

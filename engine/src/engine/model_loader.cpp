@@ -18,9 +18,9 @@ void report(const LoadParams& params, float fraction, const std::string& stage) 
     if (params.on_progress) params.on_progress(fraction, stage);
 }
 
-// CUDA when a usable device is present (Auto or Cuda), else the CPU. When CUDA was asked for
-// explicitly, or was tried and failed (no driver, no device, out of device memory), the CPU
-// backend is used and `note` says why, for ModelInfo::device: a working model beats an error.
+// CUDA when its module is installed and a usable device is present (Auto or Cuda), else the CPU,
+// and `note` says why CUDA is not used (no module, no driver, no device, out of device memory), for
+// ModelInfo::device: a working model beats an error.
 std::unique_ptr<Backend> make_backend(const LoadParams& params, const Checkpoint& ckpt, std::string* note) {
     if (params.backend != BackendKind::Cpu) {
         std::string why;
@@ -38,8 +38,8 @@ std::unique_ptr<Backend> make_backend(const LoadParams& params, const Checkpoint
             } catch (const EngineError& e) {
                 *note = std::string("CUDA failed: ") + e.what();
             }
-        } else if (params.backend == BackendKind::Cuda) {
-            *note = "CUDA requested but unavailable: " + why;
+        } else {
+            *note = (params.backend == BackendKind::Cuda ? "CUDA requested but unavailable: " : "CUDA unavailable: ") + why;
         }
     }
     CpuBackendOptions opts;
@@ -97,7 +97,7 @@ ModelInfo describe(const LoadedModel& m, int n_threads, const std::string& backe
     info.rope_theta = c.rope_theta;
     info.backend = m.backend->name();
     info.device = m.backend->device_description();
-    if (!backend_note.empty()) info.device += " (" + backend_note + ")";
+    if (!backend_note.empty()) info.device += "; " + backend_note;
     info.n_threads = m.backend->kind() == BackendKind::Cpu ? n_threads : 0;
     info.tokenizer = m.checkpoint.tokenizer.describe();
     info.chat_format = suggested_chat_format(m.checkpoint.chat_template, info.name);

@@ -232,6 +232,11 @@ private slots:
         QCOMPARE(QString::fromStdString(e.model_info().backend), QString("CPU"));
         QVERIFY2(e.model_info().device.find("CUDA requested but unavailable") != std::string::npos,
                  e.model_info().device.c_str());
+        // Auto too says why it runs on the CPU (for the header).
+        p.backend = BackendKind::Auto;
+        LLAMADESK_VERIFY_OK(e.load(p));
+        QVERIFY2(e.model_info().device.find("CUDA unavailable: " + why) != std::string::npos,
+                 e.model_info().device.c_str());
     }
 
     // A file of a few kilobytes that claims a context of 2^21 positions and 32 query heads per kv

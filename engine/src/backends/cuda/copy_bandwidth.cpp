@@ -1,17 +1,17 @@
 #include <algorithm>
 #include <vector>
 
-#include "backends/cuda/cuda_bench_support.h"
 #include "backends/cuda/cuda_check.h"
+#include "backends/cuda/cuda_module.h"
 #include "backends/cuda/device_buffer.h"
 
-namespace llamadesk {
+namespace llamadesk::cuda {
 
-double cuda_copy_bandwidth() {
+double copy_bandwidth() {
     size_t free = 0, total = 0;
     CUDA_CHECK(cudaMemGetInfo(&free, &total));
     const size_t bytes = std::min<size_t>(size_t(2) << 30, free / 4);  // 2 GiB each way on an H200
-    cuda::DeviceBuffer src(bytes, "the copy bandwidth test"), dst(bytes, "the copy bandwidth test");
+    DeviceBuffer src(bytes, "the copy bandwidth test"), dst(bytes, "the copy bandwidth test");
     CUDA_CHECK(cudaMemset(src.get(), 0x5a, bytes));  // not zeros: nothing may shortcut them
     cudaEvent_t start, stop;
     CUDA_CHECK(cudaEventCreate(&start));
@@ -32,4 +32,4 @@ double cuda_copy_bandwidth() {
     return 2.0 * double(bytes) / (double(ms[ms.size() / 2]) * 1e-3);
 }
 
-}  // namespace llamadesk
+}  // namespace llamadesk::cuda

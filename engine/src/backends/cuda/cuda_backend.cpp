@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "backends/cuda/cuda_bench_support.h"
+#include "backends/cuda/cuda_module.h"
 #include "backends/cuda/kernels.h"
 #include "backends/cuda/weight_kernels.h"
 #include "core/error.h"
@@ -236,12 +236,8 @@ DeviceInfo require_device() {
 
 }  // namespace
 
-}  // namespace llamadesk::cuda
-
-namespace llamadesk {
-
-std::unique_ptr<Backend> make_cuda_backend(const Checkpoint& ckpt, const CudaBackendOptions& opts) {
-    const cuda::DeviceInfo device = cuda::require_device();
+std::unique_ptr<Backend> make_backend(const Checkpoint& ckpt, const CudaBackendOptions& opts) {
+    const DeviceInfo device = require_device();
     // Matrices in blocks stay in blocks; the plain-float ones share the activations' dtype.
     bool blocks = false;
     for (const auto& [t, n] : ckpt.matrix_types()) blocks = blocks || weight_type(t).quantized();
@@ -251,18 +247,18 @@ std::unique_ptr<Backend> make_cuda_backend(const Checkpoint& ckpt, const CudaBac
                              : opts.keep_f32                             ? DType::F32
                              : opts.f32_as_bf16                          ? DType::BF16
                                                                          : DType::F16;
-    auto stream = std::make_unique<cuda::Stream>();
-    cuda::DeviceModel model = cuda::upload_model(ckpt, activation, opts.on_progress, stream->get());
-    return std::make_unique<cuda::CudaBackend>(device, opts, std::move(stream), std::move(model));
+    auto stream = std::make_unique<Stream>();
+    DeviceModel model = upload_model(ckpt, activation, opts.on_progress, stream->get());
+    return std::make_unique<CudaBackend>(device, opts, std::move(stream), std::move(model));
 }
 
-std::unique_ptr<Backend> make_cuda_backend_synthetic(const ModelConfig& config, WeightMix mix,
-                                                     uint64_t seed, const CudaBackendOptions& opts) {
+std::unique_ptr<Backend> make_backend_synthetic(const ModelConfig& config, WeightMix mix, uint64_t seed,
+                                                const CudaBackendOptions& opts) {
     validate_config(config, "synthetic CUDA model");
-    const cuda::DeviceInfo device = cuda::require_device();
-    auto stream = std::make_unique<cuda::Stream>();
-    cuda::DeviceModel model = cuda::random_model(config, mix, seed, stream->get());
-    return std::make_unique<cuda::CudaBackend>(device, opts, std::move(stream), std::move(model));
+    const DeviceInfo device = require_device();
+    auto stream = std::make_unique<Stream>();
+    DeviceModel model = random_model(config, mix, seed, stream->get());
+    return std::make_unique<CudaBackend>(device, opts, std::move(stream), std::move(model));
 }
 
-}  // namespace llamadesk
+}  // namespace llamadesk::cuda

@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "backends/backend.h"
+#include "backends/cuda/cuda_module.h"
 
 namespace llamadesk::cuda {
 
@@ -37,7 +37,9 @@ bool probe_device(DeviceInfo* info, std::string* why) {
     if (info->compute_capability < kMinComputeCapability) {
         if (why)
             *why = info->name + " has compute capability " + std::to_string(prop.major) + "." +
-                   std::to_string(prop.minor) + "; the CUDA backend needs 7.5 or newer";
+                   std::to_string(prop.minor) + "; this CUDA backend needs " +
+                   std::to_string(kMinComputeCapability / 10) + "." + std::to_string(kMinComputeCapability % 10) +
+                   " or newer";
         return false;
     }
     size_t free = 0, total = 0;
@@ -58,13 +60,9 @@ std::string describe(const DeviceInfo& info) {
     return s;
 }
 
-}  // namespace llamadesk::cuda
-
-namespace llamadesk {
-
-bool cuda_backend_available(std::string* why) {
-    cuda::DeviceInfo info;
-    return cuda::probe_device(&info, why);
+bool backend_available(std::string* why) {
+    DeviceInfo info;
+    return probe_device(&info, why);
 }
 
-}  // namespace llamadesk
+}  // namespace llamadesk::cuda

@@ -5,7 +5,9 @@
 
 namespace llamadesk::cuda {
 
-constexpr int kMinComputeCapability = 75;  // Turing: the oldest with bf16-capable cuBLAS paths
+// Turing (7.5) is the oldest with bf16-capable cuBLAS paths, and the device needs this build's
+// kernels: CMake passes the oldest architecture compiled for, whose PTX newer devices compile.
+constexpr int kMinComputeCapability = LLAMADESK_CUDA_OLDEST_ARCH > 75 ? LLAMADESK_CUDA_OLDEST_ARCH : 75;
 
 struct DeviceInfo {
     int device = 0;
