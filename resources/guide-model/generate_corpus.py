@@ -4,8 +4,10 @@
 Each dialogue has 1 to 4 turns in the Llama 2 chat format (a system prompt on some first turns),
 mixing topics, follow-ups that refer to the previous answer, small talk and questions to decline.
 A topic is asked with one of its listed questions or with a question frame filled with one of its
-acts or subjects; questions are then varied by synonyms, openers, closers, casing, a dropped word or
-a typo. Held-out and development questions (heldout.json, dev.json) are never used here: the script
+acts, subjects or situations; questions are then varied by synonyms, a preamble, a place ("in the app"),
+openers, closers, casing, a dropped word or a typo. Each phrasing is meant to be seen about once in
+training (48 000 dialogues for 800 steps), so the model learns the words that carry a topic rather
+than whole sentences. Held-out and development questions (heldout.json, dev.json) are never used here: the script
 refuses facts.json if it lists one, and draws a dialogue again if a variation happens to spell one.
 
   python3 generate_corpus.py --out corpus.jsonl --text tokenizer_corpus.txt
@@ -23,12 +25,17 @@ OPENERS = ["", "", "", "", "Hi, ", "Hey, ", "Quick question: ", "Excuse me, ", "
 FILLER_WORDS = {"the", "a", "an", "my", "to", "do", "is", "it", "in", "of", "for", "this", "that", "me", "i", "does",
                 "can", "just", "your", "there"}
 CLOSERS = ["", "", "", " Thanks.", " Please.", " Thank you!"]
+PREAMBLES = ["I'm new to LlamaDesk. ", "I just installed LlamaDesk. ", "Sorry if this is obvious. ", "Quick one. ",
+             "I've been using the app for a while. ", "Newbie here. ", "Question about LlamaDesk: ", "Hmm. ",
+             "I have a question. ", "Another thing. ", "I'm confused. "]
+PLACES = [" in LlamaDesk", " in this app", " here", " in the app", " with LlamaDesk", " right now"]
+FOLLOW_PREFIXES = ["And ", "But ", "Also, ", "Then ", "Wait, ", "Hmm, ", "OK, and ", "Right. "]
 
 
 def swap_synonyms(question, synonyms, rng):
     """Each listed word or phrase (whole words, longest first) swapped for an alternative at random."""
     keys = sorted((k for k in synonyms if k != "about"), key=len, reverse=True)
-    pattern = re.compile(r"\b(" + "|".join(re.escape(k) for k in keys) + r")\b")
+    pattern = re.compile(r"\b(" + "|".join(re.escape(k) for k in keys) + r")\b(?! Guide)")
     return pattern.sub(lambda m: rng.choice(synonyms[m.group(1)]) if rng.random() < 0.5 else m.group(1), question)
 
 
@@ -42,11 +49,12 @@ def decline_question(decline, rng):
 
 
 def topic_question(topic, frames, rng):
-    """A listed question half of the time; otherwise a frame filled with one of the topic's acts or subjects."""
-    kinds = [k for k in ("act", "subject") if topic.get(k + "s")]
-    if not kinds or rng.random() < 0.5:
+    """A listed question 35 % of the time; otherwise a frame filled with one of the topic's acts, subjects or
+    situations."""
+    kinds = [k for k in ("act", "subject", "situation") if topic.get(k + "s")]
+    if not kinds or rng.random() < 0.35:
         return rng.choice(topic["questions"])
-    kind = rng.choice(kinds)
+    kind = rng.choices(kinds, weights=[0.5 if k == "situation" else 1.0 for k in kinds])[0]
     q = rng.choice(frames[kind]).replace("{" + kind + "}", rng.choice(topic[kind + "s"]))
     return q[0].upper() + q[1:]
 
@@ -73,10 +81,16 @@ def add_noise(question, rng):
     return " ".join(words)
 
 
-def vary(question, rng, synonyms):
+def vary(question, rng, synonyms, follow=False):
     q = add_noise(swap_synonyms(question, synonyms, rng), rng)
+    if not follow and q.endswith("?") and len(q.split()) >= 3 and rng.random() < 0.12:
+        q = q[:-1] + rng.choice(PLACES) + "?"
     if rng.random() < 0.25:
         q = q.rstrip("?.!")
+    if follow and rng.random() < 0.25:
+        q = rng.choice(FOLLOW_PREFIXES) + (q[0].lower() + q[1:] if not q.startswith("I ") else q)
+    elif not follow and rng.random() < 0.12:
+        q = rng.choice(PREAMBLES) + q
     opener = rng.choice(OPENERS)
     if opener and q[:1].isupper() and not q.startswith("I ") and rng.random() < 0.7:
         q = q[0].lower() + q[1:]
@@ -93,9 +107,9 @@ def dialogue(facts, rng):
     n_turns = rng.choice([1, 1, 2, 2, 2, 3, 3, 4])
     previous = None
     while len(turns) < n_turns:
-        if previous is not None and previous.get("followups") and rng.random() < 0.6:
+        if previous is not None and previous.get("followups") and rng.random() < 0.65:
             follow = rng.choice(previous["followups"])
-            turns.append({"user": vary(rng.choice(follow["questions"]), rng, synonyms),
+            turns.append({"user": vary(rng.choice(follow["questions"]), rng, synonyms, follow=True),
                           "answer": rng.choice(follow["answers"])})
             previous = None
             continue
@@ -144,7 +158,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--facts", default=os.path.join(HERE, "facts.json"))
     ap.add_argument("--heldout", nargs="+", default=[os.path.join(HERE, n) for n in ("heldout.json", "dev.json")])
-    ap.add_argument("--dialogues", type=int, default=24000)
+    ap.add_argument("--dialogues", type=int, default=48000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", required=True, help="JSON lines, one dialogue each")
     ap.add_argument("--text", required=True, help="plain text for training the tokenizer")

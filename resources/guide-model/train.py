@@ -4,6 +4,9 @@
 The model follows Meta's llama/model.py (RMSNorm, interleaved rotary pairs, grouped-query
 attention, SwiGLU) so the weights load unchanged as a Meta checkpoint. Rows of 1024 tokens are
 packed from whole dialogues; the loss counts only answer tokens and their EOS. Everything is seeded.
+Two things only training sees, so the exported model is the same shape: dropout on the residual
+branches, and user-turn noise (a share of the user's tokens swapped for random pieces each step), so
+the model learns to answer from the words it knows in wording it has not seen.
 Writes OUT/tokenizer.model, OUT/meta/{params.json, consolidated.00.pth, tokenizer.model} and
 OUT/train_log.json. PyTorch is a tool for making the model, never a dependency of LlamaDesk.
 
@@ -56,8 +59,9 @@ def rotate(x, cos, sin):
 
 
 class Block(nn.Module):
-    def __init__(self, s):
+    def __init__(self, s, dropout=0.0):
         super().__init__()
+        self.drop = nn.Dropout(dropout)
         self.n_heads, self.n_kv_heads = s["n_heads"], s["n_kv_heads"]
         self.head_dim = s["dim"] // s["n_heads"]
         dim, hidden = s["dim"], ffn_width(s["dim"], s["multiple_of"])
@@ -84,16 +88,16 @@ class Block(nn.Module):
         v = v.repeat_interleave(n_rep, dim=2)
         a = F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2),
                                            is_causal=True)
-        x = x + self.wo(a.transpose(1, 2).reshape(b, t, -1))
+        x = x + self.drop(self.wo(a.transpose(1, 2).reshape(b, t, -1)))
         h = self.ffn_norm(x)
-        return x + self.w2(F.silu(self.w1(h)) * self.w3(h))
+        return x + self.drop(self.w2(F.silu(self.w1(h)) * self.w3(h)))
 
 
 class Transformer(nn.Module):
-    def __init__(self, s):
+    def __init__(self, s, dropout=0.0):
         super().__init__()
         self.tok_embeddings = nn.Embedding(s["vocab_size"], s["dim"])
-        self.layers = nn.ModuleList(Block(s) for _ in range(s["n_layers"]))
+        self.layers = nn.ModuleList(Block(s, dropout) for _ in range(s["n_layers"]))
         self.norm = RMSNorm(s["dim"], s["norm_eps"])
         self.output = nn.Linear(s["dim"], s["vocab_size"], bias=False)
         cos, sin = rotary_table(s["dim"] // s["n_heads"], s["max_seq_len"], s["rope_theta"])
@@ -136,44 +140,57 @@ def train_tokenizer(text, out_prefix, vocab_size):
 
 
 def encode_dialogue(sp, d):
-    """Token ids and loss mask of one dialogue, turn by turn as LlamaDesk renders the Llama 2 chat
-    template (engine/src/chat/chat_template.cpp): BOS [INST] user [/INST], then answer + ' ' EOS."""
-    ids, mask = [], []
+    """Token ids, loss mask and user-token mask of one dialogue, turn by turn as LlamaDesk renders the
+    Llama 2 chat template (engine/src/chat/chat_template.cpp): BOS [INST] user [/INST], then answer + ' ' EOS.
+    The user-token mask marks the pieces of the user's own words (not the tags, not a system prompt)."""
+    ids, mask, user_mask = [], [], []
     for i, t in enumerate(d["turns"]):
-        user = t["user"]
+        user = t["user"].strip()
+        head = "[INST] "
         if i == 0 and d["system"]:
-            user = f"<<SYS>>\n{d['system']}\n<</SYS>>\n\n{user}"
-        prompt = [sp.bos_id()] + sp.encode(f"[INST] {user.strip()} [/INST]")
+            head = f"[INST] <<SYS>>\n{d['system']}\n<</SYS>>\n\n"
+        prompt = [sp.bos_id()] + sp.encode(f"{head}{user} [/INST]")
+        # pieces never cross a space, so the tags' pieces are those of the tags alone
+        n_head, n_tail = 1 + len(sp.encode(head.rstrip())), len(sp.encode("[/INST]"))
+        in_user = [0] * n_head + [1] * (len(prompt) - n_head - n_tail) + [0] * n_tail
         answer = sp.encode(t["answer"].strip() + " ") + [sp.eos_id()]
         ids += prompt + answer
         mask += [0] * len(prompt) + [1] * len(answer)
-    return ids, mask
+        user_mask += in_user + [0] * len(answer)
+    return ids, mask, user_mask
 
 
 def pack(encoded, seq_len, rng):
     """Whole dialogues packed into rows of seq_len + 1 tokens (input and shifted target)."""
     order = list(range(len(encoded)))
     rng.shuffle(order)
-    rows, row_ids, row_mask = [], [], []
+    rows, row_ids, row_mask, row_user = [], [], [], []
     for i in order:
-        ids, mask = encoded[i]
+        ids, mask, user = encoded[i]
         if len(row_ids) + len(ids) > seq_len + 1:
             pad = seq_len + 1 - len(row_ids)
-            rows.append((row_ids + [2] * pad, row_mask + [0] * pad))
-            row_ids, row_mask = [], []
-        row_ids, row_mask = row_ids + ids, row_mask + mask
+            rows.append((row_ids + [2] * pad, row_mask + [0] * pad, row_user + [0] * pad))
+            row_ids, row_mask, row_user = [], [], []
+        row_ids, row_mask, row_user = row_ids + ids, row_mask + mask, row_user + user
     return rows
 
 
 def batches(rows, batch_size):
     ids = torch.tensor([r[0] for r in rows])
     mask = torch.tensor([r[1] for r in rows], dtype=torch.float32)
+    user = torch.tensor([r[2] for r in rows], dtype=torch.bool)
     for i in range(0, len(rows) - batch_size + 1, batch_size):
-        yield ids[i:i + batch_size], mask[i:i + batch_size]
+        yield ids[i:i + batch_size], mask[i:i + batch_size], user[i:i + batch_size]
 
 
-def masked_loss(model, ids, mask):
-    logits = model(ids[:, :-1])
+def with_user_noise(ids, user, p, vocab_size):
+    """The inputs with a share p of the user's tokens swapped for random non-special pieces."""
+    swap = user & (torch.rand(ids.shape) < p)
+    return torch.where(swap, torch.randint(3, vocab_size, ids.shape), ids)
+
+
+def masked_loss(model, ids, mask, inputs=None):
+    logits = model((ids if inputs is None else inputs)[:, :-1])
     losses = F.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), ids[:, 1:].reshape(-1), reduction="none")
     m = mask[:, 1:].reshape(-1)
     return (losses * m).sum() / m.sum(), m.sum()
@@ -190,6 +207,9 @@ def main():
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--dropout", type=float, default=0.1, help="on the residual branches, training only")
+    ap.add_argument("--user-noise", type=float, default=0.1,
+                    help="share of user tokens swapped for random pieces each step, training only")
     args = ap.parse_args()
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -203,10 +223,10 @@ def main():
     val_set = [encode_dialogue(sp, d) for d in load(args.validation)]
     seq_len = SHAPE["max_seq_len"]
     val_rows = pack(val_set, seq_len, random.Random(0))
-    print(f"tokenizer {SHAPE['vocab_size']} pieces; {sum(len(i) for i, _ in train_set)} training tokens "
+    print(f"tokenizer {SHAPE['vocab_size']} pieces; {sum(len(e[0]) for e in train_set)} training tokens "
           f"in {len(train_set)} dialogues; {time.time() - started:.0f} s", flush=True)
 
-    model = Transformer(SHAPE)
+    model = Transformer(SHAPE, args.dropout)
     n_params = sum(p.numel() for p in model.parameters())
     decay = [p for p in model.parameters() if p.dim() == 2]
     no_decay = [p for p in model.parameters() if p.dim() < 2]
@@ -220,7 +240,7 @@ def main():
         model.eval()
         total, count = 0.0, 0.0
         with torch.no_grad():
-            for ids, mask in batches(val_rows, args.batch):
+            for ids, mask, _ in batches(val_rows, args.batch):
                 loss, n = masked_loss(model, ids, mask)
                 total, count = total + float(loss) * float(n), count + float(n)
         model.train()
@@ -230,12 +250,13 @@ def main():
     step, epoch = 0, 0
     train_started = time.time()
     while step < args.steps:
-        for ids, mask in batches(pack(train_set, seq_len, rng), args.batch):
+        for ids, mask, user in batches(pack(train_set, seq_len, rng), args.batch):
             if step >= args.steps:
                 break
             for group in opt.param_groups:
                 group["lr"] = lr_at(step)
-            loss, _ = masked_loss(model, ids, mask)
+            inputs = with_user_noise(ids, user, args.user_noise, SHAPE["vocab_size"]) if args.user_noise else None
+            loss, _ = masked_loss(model, ids, mask, inputs)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -264,7 +285,8 @@ def main():
         json.dump({"shape": SHAPE, "ffn_width": ffn_width(SHAPE["dim"], SHAPE["multiple_of"]),
                    "parameters": n_params, "steps": args.steps, "batch": args.batch, "seq_len": seq_len,
                    "epochs_started": epoch, "seed": args.seed, "threads": args.threads,
-                   "training_tokens": sum(len(i) for i, _ in train_set),
+                   "training_tokens": sum(len(e[0]) for e in train_set),
+                   "dropout": args.dropout, "user_noise": args.user_noise,
                    "validation_answer_loss": val_loss, "validation_answer_perplexity": math.exp(val_loss),
                    "training_minutes": train_seconds / 60, "total_minutes": (time.time() - started) / 60,
                    "log": log}, f, indent=2)
