@@ -243,13 +243,16 @@ private slots:
     // activations up to float rounding (1e-5 of the sum of |products|), and within 1% of the
     // exact product with unquantized activations (relative to the norm of all the outputs;
     // activations rounded to 8 bits cost about 0.5%). Sizes cover decode (n = 1), prefill tiles with odd n
-    // and edges, rows not a multiple of any tile, and k = 32 * odd for the 32-element blocks.
+    // and edges, rows not a multiple of any tile or panel, and k = 32 * odd for the 32-element blocks.
     void quantized_gemm_matches_dequantized_data() { add_isa_rows(); }
     void quantized_gemm_matches_dequantized() {
         FETCH_KERNELS(kernels);
         struct Size { int n, rows, k; };
-        const Size sizes[] = {{1, 1, 256}, {1, 13, 512}, {2, 5, 256}, {4, 4, 256}, {5, 7, 512}, {9, 11, 256},
-                              {1, 3, 96},  {3, 9, 224},  {7, 6, 32}};
+        // n >= 8 takes interleaved panels of 16 weight rows where the kernel set has them: whole and
+        // partial panels, and activation rows that are not a multiple of the pass
+        const Size sizes[] = {{1, 1, 256},  {1, 13, 512}, {2, 5, 256},   {4, 4, 256},  {5, 7, 512},
+                              {9, 11, 256}, {1, 3, 96},   {3, 9, 224},   {7, 6, 32},   {8, 16, 256},
+                              {13, 37, 512}, {20, 33, 96}, {31, 17, 224}};
         for (DType dtype : kBlockTypes) {
             const WeightType& type = weight_type(dtype);
             ErrorNorm accuracy;

@@ -4,6 +4,7 @@
 #include <immintrin.h>
 
 #include <type_traits>
+#include <vector>
 
 #include "backends/cpu/kernels.h"
 #include "model/quant/blocks.h"

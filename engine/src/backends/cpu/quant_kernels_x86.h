@@ -437,6 +437,8 @@ void quantized_tile_wide(const QuantizedRows& x, const uint8_t* w, int64_t ldw, 
 }
 #endif
 
+#include "backends/cpu/quant_panels_x86.h"
+
 template <class T, int RM, int RN>
 void quantized_edge_cols(int rn, const QuantizedRows& x, const uint8_t* w, int64_t ldw, float* y, int64_t ldy) {
     if constexpr (RN > 1) {
@@ -463,6 +465,7 @@ template <class T>
 void quantized_gemm(const QuantizedRows& x, int n, const void* weights, int64_t ldw, int rows, int, float* y,
                     int64_t ldy) {
     const auto* w = static_cast<const uint8_t*>(weights);
+    if (n >= kPanelMinTokens) return panel_gemm<T>(x, n, w, ldw, rows, y, ldy);
     const int64_t n_chunks = x.k / 32;
     for (int t = 0; t < n; t += kQuantTileRows) {
         const int rm = n - t < kQuantTileRows ? n - t : kQuantTileRows;

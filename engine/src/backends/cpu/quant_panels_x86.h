@@ -1,0 +1,248 @@
+// Prefill products of block types on weight rows interleaved into panels. quant_kernels_x86.h
+// includes it after the type descriptions, in every x86 kernel set.
+//
+// The tiles of quant_kernels_x86.h give all lanes of a dot to one (activation row, weight row)
+// pair, so each pair pays a dot and three float steps (convert, scale, accumulate) per chunk. Here
+// a thread first copies a vector's width of weight rows (16 with AVX-512 VNNI, 8 with AVX2) into a
+// panel where lane r of every vector belongs to row r, the layout llama.cpp's repacking gives its
+// weights at load. The panel is made per product in a buffer of a few dozen KiB, so the mapped file
+// stays the only copy of the weights: each 32-element chunk holds the rows' weights unpacked to
+// bytes, and their scales and offsets decoded to floats. Every activation row then costs, per chunk,
+// eight dots against broadcast activation bytes and four float steps shared by all the panel's rows.
+// Packing reads each weight once per product, as the decode tile does; the prefill's activation
+// rows then reuse the panel.
+
+// The two steps of a transpose of 8 x 8 dwords that stay within 128-bit lanes (V: a PanelVec):
+// u[h + j] holds, per 128 bits, dwords j and j + 4 of rows h .. h + 3 of a.
+template <class V>
+void transpose_in_lanes(const typename V::I (&a)[8], typename V::I (&u)[8]) {
+    typename V::I t[8];
+#pragma GCC unroll 4
+    for (int r = 0; r < 8; r += 2) {
+        t[r] = V::unpack_lo32(a[r], a[r + 1]);
+        t[r + 1] = V::unpack_hi32(a[r], a[r + 1]);
+    }
+#pragma GCC unroll 2
+    for (int h = 0; h < 8; h += 4) {
+        u[h + 0] = V::unpack_lo64(t[h], t[h + 2]);
+        u[h + 1] = V::unpack_hi64(t[h], t[h + 2]);
+        u[h + 2] = V::unpack_lo64(t[h + 1], t[h + 3]);
+        u[h + 3] = V::unpack_hi64(t[h + 1], t[h + 3]);
+    }
+}
+
+#if defined(LLAMADESK_CPU_VNNI)
+struct PanelVec {
+    static constexpr int kRows = 16;
+    static constexpr int kTileRows = 6;  // activation rows per pass: 6 dot and 6 float accumulators
+    // dpbusd sums 4 products into 32 bits, so any unsigned byte works: Q8_0 is stored plus 128
+    static constexpr bool kUnsignedBytes = true;
+    using I = __m512i;
+    using F = __m512;
+    using Mask = __mmask16;
+
+    static I zero_i() { return _mm512_setzero_si512(); }
+    static I dot(I sum, I weights, int32_t four) { return _mm512_dpbusd_epi32(sum, weights, _mm512_set1_epi32(four)); }
+    static F to_float(I v) { return _mm512_cvtepi32_ps(v); }
+    static F zero() { return _mm512_setzero_ps(); }
+    static F set1(float a) { return _mm512_set1_ps(a); }
+    static F load(const float* p) { return _mm512_load_ps(p); }
+    static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
+    static F fma(F a, F b, F c) { return _mm512_fmadd_ps(a, b, c); }
+    static Mask lanes(int n) { return Mask((1u << n) - 1); }
+    static void store(float* p, Mask m, F v) { _mm512_mask_storeu_ps(p, m, v); }
+
+    static I unpack_lo32(I a, I b) { return _mm512_unpacklo_epi32(a, b); }
+    static I unpack_hi32(I a, I b) { return _mm512_unpackhi_epi32(a, b); }
+    static I unpack_lo64(I a, I b) { return _mm512_unpacklo_epi64(a, b); }
+    static I unpack_hi64(I a, I b) { return _mm512_unpackhi_epi64(a, b); }
+
+    // out[g] lane r = dword g of rows[r]: two 8 x 8 transposes of dwords, one per 256-bit half.
+    static void interleave(const __m256i (&rows)[kRows], I (&out)[8]) {
+        I a[8], u[8];
+#pragma GCC unroll 8
+        for (int r = 0; r < 8; ++r) a[r] = _mm512_inserti64x4(_mm512_castsi256_si512(rows[r]), rows[r + 8], 1);
+        transpose_in_lanes<PanelVec>(a, u);  // rows 0 .. 7 in the low 256 bits, 8 .. 15 in the high
+        const I first = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0), second = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+#pragma GCC unroll 4
+        for (int g = 0; g < 4; ++g) {
+            out[g] = _mm512_permutex2var_epi64(u[g], first, u[g + 4]);
+            out[g + 4] = _mm512_permutex2var_epi64(u[g], second, u[g + 4]);
+        }
+    }
+};
+#else
+struct PanelVec {
+    static constexpr int kRows = 8;
+    static constexpr int kTileRows = 4;  // 4 dot and 4 float accumulators of 16 registers
+    // maddubs sums byte products in pairs into 16 bits, which bytes above 63 can overflow: Q8_0
+    // stays signed and multiplies its magnitudes (signed_dot)
+    static constexpr bool kUnsignedBytes = false;
+    using I = __m256i;
+    using F = __m256;
+    using Mask = __m256i;
+
+    static I zero_i() { return _mm256_setzero_si256(); }
+    static I dot(I sum, I weights, int32_t four) { return Int8Dot::dot(sum, weights, _mm256_set1_epi32(four)); }
+    static I magnitudes(I weights) { return _mm256_abs_epi8(weights); }
+    static I signed_dot(I sum, I weights, I magnitudes, int32_t four) {
+        return Int8Dot::dot(sum, magnitudes, _mm256_sign_epi8(_mm256_set1_epi32(four), weights));
+    }
+    static F to_float(I v) { return _mm256_cvtepi32_ps(v); }
+    static F zero() { return _mm256_setzero_ps(); }
+    static F set1(float a) { return _mm256_set1_ps(a); }
+    static F load(const float* p) { return _mm256_load_ps(p); }
+    static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
+    static F fma(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }
+    static Mask lanes(int n) { return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)); }
+    static void store(float* p, Mask m, F v) { _mm256_maskstore_ps(p, m, v); }
+
+    static I unpack_lo32(I a, I b) { return _mm256_unpacklo_epi32(a, b); }
+    static I unpack_hi32(I a, I b) { return _mm256_unpackhi_epi32(a, b); }
+    static I unpack_lo64(I a, I b) { return _mm256_unpacklo_epi64(a, b); }
+    static I unpack_hi64(I a, I b) { return _mm256_unpackhi_epi64(a, b); }
+
+    // out[g] lane r = dword g of rows[r]: an 8 x 8 transpose of dwords.
+    static void interleave(const __m256i (&rows)[kRows], I (&out)[8]) {
+        I u[8];
+        transpose_in_lanes<PanelVec>(rows, u);
+#pragma GCC unroll 4
+        for (int g = 0; g < 4; ++g) {
+            out[g] = _mm256_permute2x128_si256(u[g], u[g + 4], 0x20);
+            out[g + 4] = _mm256_permute2x128_si256(u[g], u[g + 4], 0x31);
+        }
+    }
+};
+#endif
+
+constexpr int kPanelMinTokens = 8;  // fewer activation rows are not worth a panel: they take the tile
+
+template <class T>
+struct PanelChunk {
+    static constexpr int kHalves = T::kHalfScales ? 2 : 1;  // Q6_K scales each 16 elements
+    // Q8_0's signed bytes: stored plus 128 (offset -128) where dots take unsigned bytes of any size
+    static constexpr bool kSignedBytes = T::kSigned && !PanelVec::kUnsignedBytes;
+    static constexpr int kIntOffset = T::kSigned ? (kSignedBytes ? 0 : -128) : T::kIntOffset;
+    PanelVec::I q[8];           // q[g] lane r: bytes 4g .. 4g + 3 of row r's chunk
+    PanelVec::F scale[kHalves];   // lane r: row r's scale
+    PanelVec::F offset[kHalves];  // lane r: what multiplies the activation's d * sum(q): the integer
+                                  // offset times the scale, plus the float offset
+};
+
+// Rows [0, rn) of w (ldw bytes apart) into panel[0 .. k / 32); the lanes from rn on are zeros.
+template <class T>
+void pack_panel(const uint8_t* w, int64_t ldw, int rn, int64_t n_chunks, PanelChunk<T>* panel) {
+    using Block = typename T::Block;
+    using Chunk = PanelChunk<T>;
+    constexpr int kRows = PanelVec::kRows, kChunks = T::kChunks, kHalves = Chunk::kHalves;
+    alignas(64) float scale[kHalves][kRows] = {}, offset[kHalves][kRows] = {};
+    __m256i rows[kRows];
+    for (int r = rn; r < kRows; ++r) rows[r] = _mm256_setzero_si256();
+    for (int64_t b = 0; b < n_chunks / kChunks; ++b) {
+        BlockScales<kChunks> s[kRows];
+        for (int r = 0; r < rn; ++r) T::scales(reinterpret_cast<const Block*>(w + r * ldw)[b], s[r]);
+        for (int j = 0; j < kChunks; ++j) {
+            for (int r = 0; r < rn; ++r) {
+                rows[r] = T::chunk(reinterpret_cast<const Block*>(w + r * ldw)[b], j);
+                if constexpr (T::kSigned && !Chunk::kSignedBytes)
+                    rows[r] = _mm256_xor_si256(rows[r], _mm256_set1_epi8(char(0x80)));
+                scale[0][r] = s[r].lo[j];
+                offset[0][r] = float(Chunk::kIntOffset) * s[r].lo[j];
+                if constexpr (T::kFloatOffset) offset[0][r] += s[r].offset[j];
+                if constexpr (kHalves == 2) {
+                    scale[1][r] = s[r].hi[j];
+                    offset[1][r] = float(Chunk::kIntOffset) * s[r].hi[j];
+                }
+            }
+            Chunk& p = panel[b * kChunks + j];
+            PanelVec::interleave(rows, p.q);
+            for (int h = 0; h < kHalves; ++h) {
+                p.scale[h] = PanelVec::load(scale[h]);
+                p.offset[h] = PanelVec::load(offset[h]);
+            }
+        }
+    }
+}
+
+// y[i * ldy + r] = x_i . w_r for RM activation rows and the panel's rows r in store.
+// d_halves: d times each half's sum of q (Q6_K's offsets), two per chunk, unused by other types.
+// (V is a parameter so that the signed-byte calls, which only PanelVec for AVX2 has, are looked up
+// only where they are used.)
+template <class T, int RM, class V = PanelVec>
+void panel_tile(const QuantizedRows& x, const float* d_halves, const PanelChunk<T>* panel, float* y, int64_t ldy,
+                typename V::Mask store) {
+    constexpr int kHalves = PanelChunk<T>::kHalves, kGroups = 8 / kHalves;
+    const int64_t n_chunks = x.k / 32;
+    typename V::F acc[RM];
+#pragma GCC unroll 8
+    for (int i = 0; i < RM; ++i) acc[i] = V::zero();
+    for (int64_t c = 0; c < n_chunks; ++c) {
+        const PanelChunk<T>& p = panel[c];
+#pragma GCC unroll 2
+        for (int h = 0; h < kHalves; ++h) {
+            // group by group, so each weight vector is loaded once and the RM dot chains interleave
+            typename V::I sum[RM];
+#pragma GCC unroll 8
+            for (int i = 0; i < RM; ++i) sum[i] = V::zero_i();
+#pragma GCC unroll 8
+            for (int g = h * kGroups; g < (h + 1) * kGroups; ++g) {
+                const typename V::I weights = p.q[g];
+                typename V::I magnitudes;
+                if constexpr (PanelChunk<T>::kSignedBytes) magnitudes = V::magnitudes(weights);
+#pragma GCC unroll 8
+                for (int i = 0; i < RM; ++i) {
+                    int32_t four;  // the activation's 4 bytes of group g, broadcast to every row
+                    __builtin_memcpy(&four, x.q + i * x.k + 32 * c + 4 * g, 4);
+                    if constexpr (PanelChunk<T>::kSignedBytes) sum[i] = V::signed_dot(sum[i], weights, magnitudes, four);
+                    else sum[i] = V::dot(sum[i], weights, four);
+                }
+            }
+#pragma GCC unroll 8
+            for (int i = 0; i < RM; ++i) {
+                const int64_t at = i * n_chunks + c;
+                acc[i] = V::fma(V::mul(V::to_float(sum[i]), V::set1(x.d[at])), p.scale[h], acc[i]);
+                const float d_sum = kHalves == 2 ? d_halves[2 * at + h] : x.d_sum[at];
+                acc[i] = V::fma(p.offset[h], V::set1(d_sum), acc[i]);
+            }
+        }
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < RM; ++i) V::store(y + i * ldy, store, acc[i]);
+}
+
+template <class T, int RM>
+void panel_edge(int rm, const QuantizedRows& x, const float* d_halves, const PanelChunk<T>* panel, float* y,
+                int64_t ldy, PanelVec::Mask store) {
+    if constexpr (RM > 1) {
+        if (rm < RM) return panel_edge<T, RM - 1>(rm, x, d_halves, panel, y, ldy, store);
+    }
+    panel_tile<T, RM>(x, d_halves, panel, y, ldy, store);
+}
+
+// The product as quantized_gemm's, for n >= kPanelMinTokens: panel by panel of the thread's rows,
+// every activation row passing over each panel while it is in L1/L2.
+template <class T>
+void panel_gemm(const QuantizedRows& x, int n, const uint8_t* w, int64_t ldw, int rows, float* y, int64_t ldy) {
+    constexpr int kRows = PanelVec::kRows, kTileRows = PanelVec::kTileRows;
+    const int64_t n_chunks = x.k / 32;
+    thread_local std::vector<PanelChunk<T>> panel;
+    thread_local std::vector<float> d_halves;
+    panel.resize(size_t(n_chunks));
+    if constexpr (PanelChunk<T>::kHalves == 2) {
+        d_halves.resize(size_t(2 * n * n_chunks));
+        for (int64_t at = 0; at < n * n_chunks; ++at)
+            for (int h = 0; h < 2; ++h) d_halves[size_t(2 * at + h)] = x.d[at] * float(x.half_sums[4 * at + 2 * h]);
+    }
+    for (int r = 0; r < rows; r += kRows) {
+        const int rn = rows - r < kRows ? rows - r : kRows;
+        pack_panel<T>(w + r * ldw, ldw, rn, n_chunks, panel.data());
+        const PanelVec::Mask store = PanelVec::lanes(rn);
+        for (int t = 0; t < n; t += kTileRows) {
+            const int rm = n - t < kTileRows ? n - t : kTileRows;
+            const QuantizedRows rows_t{x.q + t * x.k, x.d + t * n_chunks, x.d_sum + t * n_chunks,
+                                       x.half_sums + 4 * t * n_chunks, x.k};
+            const float* halves = PanelChunk<T>::kHalves == 2 ? d_halves.data() + 2 * t * n_chunks : nullptr;
+            panel_edge<T, kTileRows>(rm, rows_t, halves, panel.data(), y + t * ldy + r, ldy, store);
+        }
+    }
+}
