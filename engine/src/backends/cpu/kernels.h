@@ -53,7 +53,8 @@ struct TypeKernels {
 
 struct Kernels {
     const char* isa;  // "avx512vnni", "avx512", "avx2", "generic"
-    int tile_rows;    // weight rows one micro-kernel covers; row splits are multiples of it
+    int tile_rows;        // weight rows one micro-kernel covers; row splits are multiples of it
+    int block_tile_rows;  // the same for block types (a prefill panel's rows)
 
     TypeKernels types[kDTypeCount];  // indexed by DType
 

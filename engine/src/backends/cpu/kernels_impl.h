@@ -355,6 +355,7 @@ Kernels make_kernels(const char* isa) {
     Kernels k{};
     k.isa = isa;
     k.tile_rows = Simd::TN;
+    k.block_tile_rows = Simd::TN;  // with_quantized sets the block types' own
     k.types[int(DType::F32)] = TypeKernels{&gemm<WeightKind::F32>, nullptr, &weighted_rows<WeightKind::F32>};
     k.types[int(DType::F16)] = TypeKernels{&gemm<WeightKind::F16>, nullptr, &weighted_rows<WeightKind::F16>};
     k.types[int(DType::BF16)] = TypeKernels{&gemm<WeightKind::BF16>, nullptr, &weighted_rows<WeightKind::BF16>};

@@ -8,13 +8,14 @@ namespace llamadesk::cpu {
 namespace {
 
 // Weight rows per work item: about 8 items per thread so uneven threads even out, a multiple of
-// the kernel's tile, and for prefill at most 128 KiB, so the slice stays in L2 while every slice of
-// activation rows passes over it.
+// the kernel's tile (for block types, its panel), and for prefill at most 128 KiB, so the slice
+// stays in L2 while every slice of activation rows passes over it.
 int64_t rows_per_item(const Kernels& kernels, const TensorView& w, int n, int n_threads) {
     int64_t chunk = w.rows / (int64_t(n_threads) * 8);
     if (n > 1) chunk = std::min<int64_t>(chunk, std::max<int64_t>(1, (128 * 1024) / w.row_bytes()));
-    chunk = std::max<int64_t>(chunk, kernels.tile_rows);
-    return (chunk + kernels.tile_rows - 1) / kernels.tile_rows * kernels.tile_rows;
+    const int64_t tile = kernels.types[int(w.dtype)].quantized_gemm ? kernels.block_tile_rows : kernels.tile_rows;
+    chunk = std::max(chunk, tile);
+    return (chunk + tile - 1) / tile * tile;
 }
 
 struct Item {

@@ -535,5 +535,7 @@ Kernels with_quantized(Kernels k) {
     set(DType::Q5_K, &quantized_gemm<Q5_K>);
     set(DType::Q6_K, &quantized_gemm<Q6_K>);
     k.quantize_rows = &quantize_rows;
+    static_assert(PanelVec::kRows % kQuantTileCols == 0);
+    k.block_tile_rows = PanelVec::kRows;
     return k;
 }
