@@ -1,12 +1,14 @@
 // What the engine's tools share in reading their options: the loop of the tools whose every option
-// takes a value ("--name value", -h/--help prints the usage), numbers, --dtype's WeightMix and
-// --kv-type's cache type.
+// takes a value ("--name value", -h/--help prints the usage), numbers and lists of them, --dtype's
+// WeightMix and --kv-type's cache type.
 #pragma once
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "llamadesk/engine.h"
@@ -36,6 +38,18 @@ inline int parse_int(const std::string& option, const std::string& value) {
     const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
     if (ec != std::errc() || ptr != value.data() + value.size() || value.empty())
         fail(ErrorCode::InvalidArgument, option + " expects a number, not '" + value + "'");
+    return out;
+}
+
+// "1,256" as {1, 256}: positive numbers, comma-separated.
+inline std::vector<int> parse_int_list(const std::string& option, const std::string& value) {
+    std::vector<int> out;
+    for (size_t at = 0; at <= value.size();) {
+        const size_t comma = std::min(value.find(',', at), value.size());
+        out.push_back(parse_int(option, value.substr(at, comma - at)));
+        if (out.back() < 1) fail(ErrorCode::InvalidArgument, option + " expects positive numbers, not '" + value + "'");
+        at = comma + 1;
+    }
     return out;
 }
 

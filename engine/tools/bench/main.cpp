@@ -87,13 +87,7 @@ Options parse_options(int argc, char** argv) {
         else if (arg == "--cuda-graphs" && (value == "on" || value == "off")) o.cuda_graphs = value == "on";
         else if (arg == "--cuda-decode" && (value == "gemv" || value == "cublas")) o.cuda_decode_cublas = value == "cublas";
         else if (arg == "--repeats") o.plan.repeats = std::max(1, parse_int(arg, value));
-        else if (arg == "--prefill") {
-            for (size_t at = 0; at <= value.size();) {
-                const size_t comma = std::min(value.find(',', at), value.size());
-                o.prefill.push_back(std::max(1, parse_int(arg, value.substr(at, comma - at))));
-                at = comma + 1;
-            }
-        }
+        else if (arg == "--prefill") o.prefill = tools::parse_int_list(arg, value);
         else if (arg == "--dtype") {
             o.mix = tools::parse_mix(value);
         } else {
