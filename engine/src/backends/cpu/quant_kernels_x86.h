@@ -459,8 +459,9 @@ void quantized_edge(int rm, int rn, const QuantizedRows& x, const uint8_t* w, in
     quantized_edge_cols<T, RM, kQuantTileCols>(rn, x, w, ldw, y, ldy);
 }
 
-// Decode (n = 1) is the 1 x kQuantTileCols tile: each weight row streams once. Prefill walks tiles
-// as the float GEMM does: a few activation rows stay in L1 while the thread's weight rows pass.
+// Decode (n = 1) is the 1 x kQuantTileCols tile: each weight row streams once. A few activation
+// rows walk tiles as the float GEMM does (they stay in L1 while the thread's weight rows pass); from
+// kPanelMinTokens on, the rows are first interleaved into panels (quant_panels_x86.h).
 template <class T>
 void quantized_gemm(const QuantizedRows& x, int n, const void* weights, int64_t ldw, int rows, int, float* y,
                     int64_t ldy) {
