@@ -41,14 +41,23 @@ inline int parse_int(const std::string& option, const std::string& value) {
     return out;
 }
 
+// "a,b,c" as {"a", "b", "c"}.
+inline std::vector<std::string> split_list(const std::string& value) {
+    std::vector<std::string> out;
+    for (size_t at = 0; at <= value.size();) {
+        const size_t comma = std::min(value.find(',', at), value.size());
+        out.push_back(value.substr(at, comma - at));
+        at = comma + 1;
+    }
+    return out;
+}
+
 // "1,256" as {1, 256}: positive numbers, comma-separated.
 inline std::vector<int> parse_int_list(const std::string& option, const std::string& value) {
     std::vector<int> out;
-    for (size_t at = 0; at <= value.size();) {
-        const size_t comma = std::min(value.find(',', at), value.size());
-        out.push_back(parse_int(option, value.substr(at, comma - at)));
+    for (const std::string& item : split_list(value)) {
+        out.push_back(parse_int(option, item));
         if (out.back() < 1) fail(ErrorCode::InvalidArgument, option + " expects positive numbers, not '" + value + "'");
-        at = comma + 1;
     }
     return out;
 }

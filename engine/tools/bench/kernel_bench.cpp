@@ -37,22 +37,12 @@ struct Options {
     std::vector<int> tokens = {1, 256};
 };
 
-std::vector<std::string> split(const std::string& s) {
-    std::vector<std::string> out;
-    for (size_t at = 0; at <= s.size();) {
-        const size_t comma = std::min(s.find(',', at), s.size());
-        out.push_back(s.substr(at, comma - at));
-        at = comma + 1;
-    }
-    return out;
-}
-
 Options parse_options(int argc, char** argv) {
     Options o;
     const bool run = tools::read_options(argc, argv, usage(), [&](const std::string& arg, const std::string& value) {
         if (arg == "--threads") o.threads = tools::parse_int(arg, value);
-        else if (arg == "--isa") o.isas = split(value);
-        else if (arg == "--types") o.types = split(value);
+        else if (arg == "--isa") o.isas = tools::split_list(value);
+        else if (arg == "--types") o.types = tools::split_list(value);
         else if (arg == "--rows") o.rows = tools::parse_int(arg, value);
         else if (arg == "--cols") o.cols = tools::parse_int(arg, value);
         else if (arg == "--runs") o.runs = tools::parse_int(arg, value);
