@@ -311,6 +311,14 @@ void ChatController::onModelLoaded(const QString&, const QString&, const ModelIn
 
 QString ChatController::chatFormat() const { return format_key(current() ? current()->format : model_format_); }
 
+QVariantList ChatController::formats() {
+    QVariantList list;
+    for (const llamadesk::ChatFormatName& f : llamadesk::chat_formats())
+        list.append(QVariantMap{{QStringLiteral("key"), QString::fromLatin1(f.key)},
+                                {QStringLiteral("name"), QString::fromLatin1(f.name)}});
+    return list;
+}
+
 void ChatController::setChatFormat(const QString& format) {
     Conversation* c = current();
     if (!c || streaming(c))

@@ -37,6 +37,8 @@ class ChatController : public QObject {
     // The current conversation's chat format ("chat" or "completion") and the model's own.
     Q_PROPERTY(QString chatFormat READ chatFormat WRITE setChatFormat NOTIFY currentChanged)
     Q_PROPERTY(QString suggestedFormat READ suggestedFormat NOTIFY currentChanged)
+    // Every chat format the selector lists: {key, name}, from the engine's one list.
+    Q_PROPERTY(QVariantList formats READ formats CONSTANT)
     // What the composer holds for the current conversation, and what it would cost to send.
     Q_PROPERTY(QString draft READ draft WRITE setDraft NOTIFY draftChanged)
     // The figures below stay until the next count arrives, so they do not flicker while typing;
@@ -66,6 +68,7 @@ public:
     QString chatFormat() const;
     void setChatFormat(const QString& format);
     QString suggestedFormat() const { return format_key(model_format_); }
+    static QVariantList formats();
     QString draft() const;
     void setDraft(const QString& text);
     bool draftCounted() const { return measured() && measure_text_ == draft(); }

@@ -30,13 +30,13 @@ std::vector<llamadesk::ChatTurn> Conversation::turns() const {
 }
 
 QString format_key(llamadesk::ChatFormat format) {
-    return format == llamadesk::ChatFormat::Completion ? QStringLiteral("completion") : QStringLiteral("chat");
+    for (const llamadesk::ChatFormatName& f : llamadesk::chat_formats())
+        if (f.format == format) return QString::fromLatin1(f.key);
+    return QStringLiteral("chat");
 }
 
 llamadesk::ChatFormat format_from_key(const QString& key, llamadesk::ChatFormat fallback) {
-    if (key == QLatin1String("chat"))
-        return llamadesk::ChatFormat::Llama2Chat;
-    if (key == QLatin1String("completion"))
-        return llamadesk::ChatFormat::Completion;
+    for (const llamadesk::ChatFormatName& f : llamadesk::chat_formats())
+        if (key == QLatin1String(f.key)) return f.format;
     return fallback;
 }

@@ -121,7 +121,7 @@ GenerationResult RemoteBackend::continue_answer(ConversationId id, const Generat
     if (!c) return refused(unknown(id));
     if (c->turns.empty()) return refused(Status::error(ErrorCode::InvalidArgument, "there is no answer to continue"));
     // The chat API starts a new assistant message; going on inside one is not part of it.
-    if (c->format == ChatFormat::Llama2Chat)
+    if (c->format != ChatFormat::Completion)
         return refused(Status::error(ErrorCode::Unsupported,
                                      "a server cannot continue a chat answer where it stopped; Regenerate asks "
                                      "again (plain completion conversations can be continued)"));

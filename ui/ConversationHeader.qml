@@ -1,6 +1,6 @@
-// Above the messages: the conversation's title and its chat format. Llama 2 chat wraps each
-// message in [INST] … [/INST]; plain completion continues the text as written, which is what base
-// and story models were trained for. The model's own suggestion is named when it differs.
+// Above the messages: the conversation's title and its chat format (Llama 3 chat, Llama 2 chat, or
+// plain completion, which continues the text as written, as base and story models were trained
+// for). The model's own suggestion is named when it differs.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -9,9 +9,8 @@ import LlamaDesk.Core
 Rectangle {
     id: header
     required property ChatController chat
-    readonly property var formats: [{ key: "chat", name: qsTr("Llama 2 chat") },
-                                    { key: "completion", name: qsTr("Plain completion") }]
-    function nameOf(key) { return key === "completion" ? formats[1].name : formats[0].name }
+    function indexOf(key) { return chat.formats.findIndex(f => f.key === key) }
+    function nameOf(key) { const i = indexOf(key); return i < 0 ? key : chat.formats[i].name }
 
     implicitHeight: row.implicitHeight + 12
     color: Theme.background
@@ -39,10 +38,10 @@ Rectangle {
         Label { text: qsTr("Format"); color: Theme.muted; font.pixelSize: 12 }
         ComboBox {
             objectName: "formatSelector"
-            model: header.formats
+            model: header.chat.formats
             textRole: "name"
             valueRole: "key"
-            currentIndex: header.chat.chatFormat === "completion" ? 1 : 0
+            currentIndex: header.indexOf(header.chat.chatFormat)
             enabled: !header.chat.generating
             Layout.preferredWidth: 170
             onActivated: header.chat.chatFormat = currentValue

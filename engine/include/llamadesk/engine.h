@@ -69,7 +69,17 @@ struct LoadParams {
 enum class ChatFormat {
     Llama2Chat,  // <s>[INST] <<SYS>>\n...\n<</SYS>>\n\n user [/INST] answer </s><s>[INST] ...
     Completion,  // plain text continuation
+    Llama3Chat,  // <|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\n user<|eot_id|>...
 };
+
+// Every chat format in the order a selector lists them: its key (as conversations are saved and
+// the CLI names it) and the name a person reads.
+struct ChatFormatName {
+    ChatFormat format;
+    const char* key;
+    const char* name;
+};
+const std::vector<ChatFormatName>& chat_formats();
 
 struct ModelInfo {
     std::string name;            // file name without extension

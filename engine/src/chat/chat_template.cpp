@@ -4,6 +4,8 @@
 #include <cctype>
 #include <string_view>
 
+#include "core/error.h"
+
 namespace llamadesk {
 
 namespace {
@@ -23,11 +25,69 @@ std::string strip(std::string_view s) {
     return std::string(s.substr(begin, end - begin + 1));
 }
 
+// The id of a special token the format needs; a vocabulary without it cannot be chatted with so.
+int required_special(const Tokenizer& tok, std::string_view text) {
+    const int id = tok.special_id(text);
+    if (id < 0)
+        fail(ErrorCode::InvalidArgument, "the Llama 3 chat format needs the token " +
+                                             std::string(text) +
+                                             ", which this model's vocabulary lacks; choose "
+                                             "another format");
+    return id;
+}
+
+void append(std::vector<int>& ids, const std::vector<int>& more) {
+    ids.insert(ids.end(), more.begin(), more.end());
+}
+
+// <|start_header_id|>{role}<|end_header_id|>\n\n{content}, content already trimmed.
+void llama3_message(const Tokenizer& tok, std::vector<int>& ids, std::string_view role,
+                    const std::string& content) {
+    ids.push_back(required_special(tok, "<|start_header_id|>"));
+    append(ids, tok.encode(role, false));
+    ids.push_back(required_special(tok, "<|end_header_id|>"));
+    append(ids, tok.encode("\n\n" + content, false));
+}
+
+std::vector<int> llama3_user_turn(const Tokenizer& tok, bool first_turn,
+                                  const std::string& system_prompt, const std::string& user_text) {
+    const int eot = required_special(tok, "<|eot_id|>");
+    std::vector<int> ids;
+    if (first_turn) {
+        ids.push_back(tok.bos_id());
+        if (!system_prompt.empty()) {
+            llama3_message(tok, ids, "system", strip(system_prompt));
+            ids.push_back(eot);
+        }
+    }
+    llama3_message(tok, ids, "user", strip(user_text));
+    ids.push_back(eot);
+    llama3_message(tok, ids, "assistant", "");
+    return ids;
+}
+
 }  // namespace
+
+const std::vector<ChatFormatName>& chat_formats() {
+    static const std::vector<ChatFormatName> formats = {
+        {ChatFormat::Llama3Chat, "llama3", "Llama 3 chat"},
+        {ChatFormat::Llama2Chat, "chat", "Llama 2 chat"},
+        {ChatFormat::Completion, "completion", "Plain completion"},
+    };
+    return formats;
+}
+
+std::string chat_format_key(ChatFormat format) {
+    for (const ChatFormatName& f : chat_formats())
+        if (f.format == format) return f.key;
+    fail(ErrorCode::InvalidArgument, "chat format " + std::to_string(int(format)) + " does not exist");
+}
 
 std::vector<int> render_user_turn(const Tokenizer& tok, ChatFormat format, bool first_turn,
                                   const std::string& system_prompt, const std::string& user_text) {
     if (format == ChatFormat::Completion) return tok.encode(user_text, first_turn);
+    if (format == ChatFormat::Llama3Chat)
+        return llama3_user_turn(tok, first_turn, system_prompt, user_text);
 
     // The reference merges the system message into the first user message, then strips it.
     std::string content = user_text;
@@ -39,6 +99,11 @@ std::vector<int> render_user_turn(const Tokenizer& tok, ChatFormat format, bool 
 
 std::vector<int> render_answer(const Tokenizer& tok, ChatFormat format, const std::string& answer) {
     if (format == ChatFormat::Completion) return tok.encode(answer, false);
+    if (format == ChatFormat::Llama3Chat) {
+        std::vector<int> ids = tok.encode(strip(answer), false);
+        ids.push_back(required_special(tok, "<|eot_id|>"));
+        return ids;
+    }
 
     // The reference encodes "[INST] {user} [/INST] {answer} " with EOS. SentencePiece splits at
     // whitespace, so the part after "[/INST]" is what the dummy-prefixed answer encodes to,
@@ -48,8 +113,12 @@ std::vector<int> render_answer(const Tokenizer& tok, ChatFormat format, const st
     return ids;
 }
 
-ChatFormat suggested_chat_format(const std::string& chat_template, const std::string& model_name) {
+ChatFormat suggested_chat_format(const std::string& chat_template, const std::string& model_name,
+                                 const Tokenizer& tok) {
+    if (chat_template.find("<|start_header_id|>") != std::string::npos) return ChatFormat::Llama3Chat;
     if (!chat_template.empty()) return ChatFormat::Llama2Chat;
+    if (tok.special_id("<|eot_id|>") >= 0 && tok.special_id("<|start_header_id|>") >= 0)
+        return ChatFormat::Llama3Chat;
     std::string name = model_name;
     std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return char(std::tolower(c)); });
     for (const std::string_view word : {"chat", "instruct"})
@@ -59,6 +128,7 @@ ChatFormat suggested_chat_format(const std::string& chat_template, const std::st
 
 std::vector<int> answer_terminator(const Tokenizer& tok, ChatFormat format) {
     if (format == ChatFormat::Completion) return {};
+    if (format == ChatFormat::Llama3Chat) return {required_special(tok, "<|eot_id|>")};
     return {tok.eos_id()};
 }
 

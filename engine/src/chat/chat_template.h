@@ -5,6 +5,13 @@
 //   turn 0:  <s>[INST] <<SYS>>\n{system}\n<</SYS>>\n\n{user} [/INST]
 //   turn i:  <s>[INST] {user} [/INST]
 //   answer:  {answer tokens} </s>
+// Llama 3 chat, as its Jinja template renders it (each content trimmed):
+//   turn 0:  <|begin_of_text|>[<|start_header_id|>system<|end_header_id|>\n\n{system}<|eot_id|>]
+//   turn i:  <|start_header_id|>user<|end_header_id|>\n\n{user}<|eot_id|>
+//            <|start_header_id|>assistant<|end_header_id|>\n\n
+//   answer:  {answer tokens}<|eot_id|>
+// The text between special tokens is encoded on its own, as Hugging Face's tokenizer splits at
+// special tokens first; so no turn's tokens depend on the next one.
 // Completion: the text itself, BOS first when it starts the conversation.
 #pragma once
 
@@ -16,6 +23,9 @@
 
 namespace llamadesk {
 
+// The key chat_formats() gives the format ("chat", "llama3", "completion").
+std::string chat_format_key(ChatFormat format);
+
 // Tokens of a user turn up to where the answer begins.
 std::vector<int> render_user_turn(const Tokenizer& tok, ChatFormat format, bool first_turn,
                                   const std::string& system_prompt, const std::string& user_text);
@@ -23,11 +33,15 @@ std::vector<int> render_user_turn(const Tokenizer& tok, ChatFormat format, bool 
 // Tokens of a finished answer that was not generated here (restored from disk), end included.
 std::vector<int> render_answer(const Tokenizer& tok, ChatFormat format, const std::string& answer);
 
-// The format a checkpoint was made for: Llama2Chat when it carries a chat template or its name
-// says chat or instruct (as Meta's and most converters' file names do), else Completion.
-ChatFormat suggested_chat_format(const std::string& chat_template, const std::string& model_name);
+// The format a checkpoint was made for. Its chat template decides when there is one (Llama 3's
+// headers, else Llama 2's [INST]); without one, a vocabulary with <|eot_id|> means Llama 3, and a
+// name saying chat or instruct (as Meta's and most converters' file names do) Llama 2; else
+// Completion.
+ChatFormat suggested_chat_format(const std::string& chat_template, const std::string& model_name,
+                                 const Tokenizer& tok);
 
-// Tokens that close an answer in the history (EOS for Llama2Chat, nothing for Completion).
+// Tokens that close an answer in the history (EOS for Llama2Chat, <|eot_id|> for Llama3Chat,
+// nothing for Completion).
 std::vector<int> answer_terminator(const Tokenizer& tok, ChatFormat format);
 
 }  // namespace llamadesk

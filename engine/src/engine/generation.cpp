@@ -63,8 +63,9 @@ public:
     // batch) and sample() picks the next one from its logits.
     bool accept(int32_t token) {
         if (!text_) text_.emplace(*m_.tokenizer, conv_.history.back());
-        // BOS ends an answer too: llama2.c's stories models separate stories with it.
-        if (token == m_.tokenizer->eos_id() || token == m_.tokenizer->bos_id()) {
+        // Any end-of-generation token ends the answer, unshown; BOS too: llama2.c's stories models
+        // separate stories with it.
+        if (m_.tokenizer->ends_generation(token) || token == m_.tokenizer->bos_id()) {
             result_.stop_reason = StopReason::Eos;
             return false;
         }

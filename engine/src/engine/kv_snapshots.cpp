@@ -1,5 +1,7 @@
 #include "engine/kv_snapshots.h"
 
+#include "chat/chat_template.h"
+
 #include <algorithm>
 #include <vector>
 
@@ -64,7 +66,7 @@ namespace {
 
 // The conversation's text, spelled out unambiguously: what a saved history is looked up by.
 std::string text_key(const Conversation& conv) {
-    std::string key = conv.format == ChatFormat::Llama2Chat ? "chat" : "completion";
+    std::string key = chat_format_key(conv.format);
     auto add = [&](const std::string& text) { key += "|" + std::to_string(text.size()) + ":" + text; };
     add(conv.system_prompt);
     for (const Turn& t : conv.turns) {

@@ -56,13 +56,17 @@ struct ModelWeights {
     bool classifier_tied() const { return output.data == token_embedding.data; }
 };
 
-// A vocabulary carried inside the checkpoint (GGUF tokenizer.ggml.*).
+// A vocabulary carried inside the checkpoint (GGUF tokenizer.ggml.*), or read from a Hugging Face
+// tokenizer.json or a tiktoken file into the same form.
 struct EmbeddedVocab {
-    std::string model;                 // tokenizer.ggml.model, e.g. "llama"
-    std::vector<std::string> tokens;
+    std::string model;                 // tokenizer.ggml.model: "llama" (SentencePiece) or "gpt2" (byte-level BPE)
+    std::string pre;                   // gpt2: tokenizer.ggml.pre, the pre-tokenizer ("llama-bpe")
+    std::vector<std::string> tokens;   // gpt2: in GPT-2's byte-level alphabet ("Ġthe")
+    std::vector<std::string> merges;   // gpt2: "left right", by rank
     std::vector<float> scores;         // empty: all zero
     std::vector<int32_t> token_types;  // SentencePiece types: 1 normal, 2 unknown, 3 control, 4 user, 6 byte
     int32_t bos_id = 1, eos_id = 2, unk_id = 0;
+    std::vector<int32_t> eog_ids;      // more ids that end generation (GGUF eot/eom, HF eos lists)
     bool add_bos = true;
 };
 

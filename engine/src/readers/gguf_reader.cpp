@@ -31,9 +31,12 @@ std::shared_ptr<EmbeddedVocab> vocabulary_of(const GgufFile& f) {
     const std::string where = f.path + ": ";
     auto vocab = std::make_shared<EmbeddedVocab>();
     vocab->model = std::string(gguf_string(f, "tokenizer.ggml.model").value_or("llama"));
-    if (vocab->model != "llama")
+    const bool bpe = vocab->model == "gpt2";
+    if (vocab->model != "llama" && !bpe)
         fail(ErrorCode::Unsupported, where + "tokenizer.ggml.model is '" + gguf_printable(vocab->model) +
-                                         "'; only SentencePiece vocabularies ('llama') are supported");
+                                         "'; supported: 'llama' (SentencePiece) and 'gpt2' "
+                                         "(byte-level BPE)");
+    if (bpe) vocab->pre = std::string(gguf_string(f, "tokenizer.ggml.pre").value_or("llama-bpe"));
     if (tokens->count == 0 || tokens->count > kMaxTokens)
         fail(ErrorCode::BadFormat, where + "tokenizer.ggml.tokens has " +
                                        std::to_string(tokens->count) + " tokens (1 to " +
@@ -74,9 +77,22 @@ std::shared_ptr<EmbeddedVocab> vocabulary_of(const GgufFile& f) {
                                            ")");
         return int32_t(*id);
     };
-    vocab->bos_id = token_id("tokenizer.ggml.bos_token_id", 1);
-    vocab->eos_id = token_id("tokenizer.ggml.eos_token_id", 2);
-    vocab->unk_id = token_id("tokenizer.ggml.unknown_token_id", 0);
+    if (bpe) {
+        const GgufValue* merges = gguf_array(f, "tokenizer.ggml.merges", false);
+        if (!merges) fail(ErrorCode::BadFormat, where + "a gpt2 vocabulary needs tokenizer.ggml.merges");
+        if (merges->count > 4 * kMaxTokens)
+            fail(ErrorCode::BadFormat, where + "tokenizer.ggml.merges has " +
+                                           std::to_string(merges->count) + " entries (at most " +
+                                           std::to_string(4 * kMaxTokens) + ")");
+        vocab->merges.reserve(size_t(merges->count));
+        gguf_for_each_string(*merges, [&](std::string_view s) { vocab->merges.emplace_back(s); });
+    }
+    // SentencePiece vocabularies put <unk> <s> </s> first; a BPE one names its ids or has none.
+    vocab->bos_id = token_id("tokenizer.ggml.bos_token_id", bpe ? -1 : 1);
+    vocab->eos_id = token_id("tokenizer.ggml.eos_token_id", bpe ? -1 : 2);
+    vocab->unk_id = token_id("tokenizer.ggml.unknown_token_id", bpe ? -1 : 0);
+    for (const char* key : {"tokenizer.ggml.eot_token_id", "tokenizer.ggml.eom_token_id"})
+        if (const int32_t id = token_id(key, -1); id >= 0) vocab->eog_ids.push_back(id);
     vocab->add_bos = gguf_bool(f, "tokenizer.ggml.add_bos_token").value_or(true);
     return vocab;
 }
@@ -172,6 +188,10 @@ Checkpoint read_gguf_checkpoint(std::shared_ptr<const MappedFile> file, bool wit
     ckpt.path = file->path();
     ckpt.format = "gguf";
     ckpt.config = config_of(f, by_name);
+    // Llama 3.1's scaled frequencies are not applied yet; refused rather than answered wrongly.
+    if (by_name.count("rope_freqs.weight"))
+        fail(ErrorCode::Unsupported, f.path + ": tensor rope_freqs.weight (Llama 3.1 RoPE scaling) is not "
+                                              "supported yet (plain RoPE only)");
     const bool tied = by_name.count("output.weight") == 0;
     auto storage = std::make_shared<CheckpointStorage>();
     for (const TensorSlot& slot : tensor_slots(ckpt.config, ckpt.weights, !tied)) {

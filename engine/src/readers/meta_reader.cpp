@@ -68,6 +68,10 @@ MetaParams parse_meta_params(const std::string& text, const std::string& where) 
     c.n_kv_heads = whole("n_kv_heads", false, c.n_heads);
     c.norm_eps = float(number("norm_eps", false, c.norm_eps));
     c.rope_theta = float(number("rope_theta", false, 10000.0));
+    // Llama 3.1's scaled frequencies are not applied yet; refused rather than answered wrongly.
+    if (const JsonValue* scaled = root.find("use_scaled_rope"); scaled && scaled->kind == JsonValue::Kind::Bool && scaled->boolean)
+        fail(ErrorCode::Unsupported, where + ": \"use_scaled_rope\" is true (Llama 3.1 RoPE scaling), which is not "
+                                             "supported yet (plain RoPE only)");
     // Llama 2's params.json has no context length; it was trained at 4096.
     c.seq_len = whole("max_seq_len", false, 4096);
     p.multiple_of = whole("multiple_of", false, 256);

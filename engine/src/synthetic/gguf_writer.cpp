@@ -67,13 +67,18 @@ void encode_metadata(const Checkpoint& ckpt, Encoder& kv) {
     kv.u32("llama.vocab_size", uint32_t(c.vocab_size));
     if (const EmbeddedVocab* v = ckpt.tokenizer.embedded.get()) {
         kv.string("tokenizer.ggml.model", v->model.empty() ? "llama" : v->model);
+        if (!v->pre.empty()) kv.string("tokenizer.ggml.pre", v->pre);
         kv.array("tokenizer.ggml.tokens", GgufType::String, v->tokens);
+        if (!v->merges.empty()) kv.array("tokenizer.ggml.merges", GgufType::String, v->merges);
         if (!v->scores.empty()) kv.array("tokenizer.ggml.scores", GgufType::Float32, v->scores);
         if (!v->token_types.empty())
             kv.array("tokenizer.ggml.token_type", GgufType::Int32, v->token_types);
-        kv.u32("tokenizer.ggml.bos_token_id", uint32_t(v->bos_id));
-        kv.u32("tokenizer.ggml.eos_token_id", uint32_t(v->eos_id));
-        kv.u32("tokenizer.ggml.unknown_token_id", uint32_t(v->unk_id));
+        // A byte-level vocabulary may lack <unk>; ids below zero are not written.
+        if (v->bos_id >= 0) kv.u32("tokenizer.ggml.bos_token_id", uint32_t(v->bos_id));
+        if (v->eos_id >= 0) kv.u32("tokenizer.ggml.eos_token_id", uint32_t(v->eos_id));
+        if (v->unk_id >= 0) kv.u32("tokenizer.ggml.unknown_token_id", uint32_t(v->unk_id));
+        // llama.cpp reads one end-of-turn id; the rest of the set it finds by name, as we do.
+        if (!v->eog_ids.empty()) kv.u32("tokenizer.ggml.eot_token_id", uint32_t(v->eog_ids.back()));
         kv.boolean("tokenizer.ggml.add_bos_token", v->add_bos);
         kv.boolean("tokenizer.ggml.add_eos_token", false);
     }

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "tokenizer/byte_level.h"
 #include "tokenizer/sentencepiece_proto.h"
 
 namespace llamadesk {
@@ -45,6 +46,29 @@ std::shared_ptr<EmbeddedVocab> make_synthetic_vocab(int vocab_size) {
     v->bos_id = vocab_size > 1 ? 1 : 0;
     v->eos_id = vocab_size > 2 ? 2 : 0;
     v->add_bos = true;
+    return v;
+}
+
+EmbeddedVocab make_bpe_vocab(const std::vector<std::string>& merges) {
+    EmbeddedVocab v;
+    v.model = "gpt2";
+    v.pre = "llama-bpe";
+    for (int b = 0; b < 256; ++b) v.tokens.push_back(bytes_to_byte_level(std::string(1, char(b))));
+    for (const std::string& merge : merges) {
+        const size_t space = merge.find(' ');
+        v.tokens.push_back(merge.substr(0, space) + merge.substr(space + 1));
+    }
+    v.token_types.assign(v.tokens.size(), 1);
+    v.merges = merges;
+    const int32_t first_special = int32_t(v.tokens.size());
+    for (const char* special : {"<|begin_of_text|>", "<|end_of_text|>", "<|start_header_id|>",
+                                "<|end_header_id|>", "<|eot_id|>"}) {
+        v.tokens.push_back(special);
+        v.token_types.push_back(3);
+    }
+    v.bos_id = first_special;
+    v.eos_id = first_special + 1;
+    v.unk_id = -1;
     return v;
 }
 

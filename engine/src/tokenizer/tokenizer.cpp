@@ -1,28 +1,27 @@
 #include "tokenizer/tokenizer.h"
 
-#include <sentencepiece_processor.h>
-
+#include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 
 #include "core/error.h"
-#include "tokenizer/sentencepiece_proto.h"
+#include "tokenizer/bpe_tokenizer.h"
+#include "tokenizer/sentencepiece_tokenizer.h"
+#include "tokenizer/tiktoken_model.h"
 
 namespace llamadesk {
 namespace {
 
-// Llama 2's tokenizer.model is 0.5 MB; anything this large is a wrong choice (weights, usually),
-// refused before it is read into memory.
+// Llama 2's tokenizer.model is 0.5 MB, Llama 3's tiktoken file 2.2 MB; anything this large is a
+// wrong choice (weights, usually), refused before it is read into memory.
 constexpr std::uintmax_t kMaxModelFileBytes = 64ull << 20;
 
-constexpr std::string_view kSpaceSymbol = "\xE2\x96\x81";  // "▁", SentencePiece's space
-
-constexpr std::string_view kProbeText =
-    "Hello, world!  The quick brown fox jumps over the lazy dog: 42 \xC3\xBC\xC3\xA9 \xE4\xBD\xA0\xE5\xA5\xBD \xF0\x9F\x99\x82\n\t<s></s>";
+// The control tokens Llama-family chat formats end a turn with, as llama.cpp collects them.
+constexpr std::string_view kEndOfTurnTokens[] = {"<|eot_id|>", "<|eom_id|>", "<|end_of_text|>",
+                                                 "<|im_end|>", "<|endoftext|>", "</s>"};
 
 std::string read_model_file(const std::string& path) {
     std::error_code ec;
@@ -37,10 +36,10 @@ std::string read_model_file(const std::string& path) {
         fail(ErrorCode::FileNotFound, "cannot read tokenizer file " + path + ": " + ec.message());
     if (size == 0)
         fail(ErrorCode::TokenizerMismatch,
-             path + " is empty; choose a SentencePiece tokenizer.model");
+             path + " is empty; choose a SentencePiece or tiktoken tokenizer.model");
     if (size > kMaxModelFileBytes)
         fail(ErrorCode::TokenizerMismatch,
-             path + " is not a SentencePiece tokenizer.model: it is " + std::to_string(size >> 20) +
+             path + " is not a tokenizer.model: it is " + std::to_string(size >> 20) +
                  " MiB, far larger than any tokenizer (is it the model's weights?)");
     std::ifstream in(path, std::ios::binary);
     if (!in)
@@ -56,56 +55,22 @@ std::string read_model_file(const std::string& path) {
 
 }  // namespace
 
-Tokenizer::Tokenizer() : sp_(std::make_unique<sentencepiece::SentencePieceProcessor>()) {}
-Tokenizer::~Tokenizer() = default;
-
-std::unique_ptr<Tokenizer> Tokenizer::from_serialized(std::string_view model_proto,
-                                                      const std::string& origin, ErrorCode code) {
-    std::unique_ptr<Tokenizer> tok(new Tokenizer());
-    const auto status = tok->sp_->LoadFromSerializedProto(model_proto);
-    if (!status.ok()) {
-        const std::string why = std::strstr(status.message(), "ParseFromArray")
-                                    ? "it does not parse as a SentencePiece model protobuf"
-                                    : std::string("SentencePiece says: ") + status.message();
-        fail(code, origin + " is not a usable SentencePiece tokenizer model (" + why + ")");
-    }
-    // A model can load and still be unable to encode (SentencePiece checks some of its tables only
-    // while segmenting); a probe with every letter, spaces, digits and multi-byte text finds that
-    // now rather than at the person's first message.
-    std::vector<int> probe_ids;
-    const auto probe = tok->sp_->Encode(kProbeText, &probe_ids);
-    if (!probe.ok())
-        fail(code, origin + " loads but cannot encode text (SentencePiece says: " +
-                       probe.message() + "); its vocabulary is damaged");
-    // SentencePiece's decode spells the unknown token as the model's unk_surface.
-    tok->sp_->Decode(std::vector<int>{tok->sp_->unk_id()}, &tok->unk_surface_);
-    return tok;
-}
-
 std::unique_ptr<Tokenizer> Tokenizer::from_file(const std::string& model_path) {
     const std::string bytes = read_model_file(model_path);
     // A GGUF vocabulary reaches the tokenizer through the GGUF reader and from_embedded().
     if (bytes.starts_with("GGUF"))
         fail(ErrorCode::TokenizerMismatch,
              model_path + " is a GGUF file, not a SentencePiece tokenizer.model");
-    auto tok = from_serialized(bytes, model_path, ErrorCode::TokenizerMismatch);
-    // Llama models need both: without them a prompt cannot be framed nor an answer end.
-    if (tok->bos_id() < 0 || tok->eos_id() < 0)
-        fail(ErrorCode::TokenizerMismatch, model_path + " has no BOS and EOS control tokens " +
-                                               "(<s>, </s>), which Llama models need");
-    return tok;
+    if (looks_like_tiktoken(bytes))
+        return BpeTokenizer::from_vocab(read_tiktoken_model(bytes, model_path), model_path);
+    return SentencePieceTokenizer::from_model_file(bytes, model_path);
 }
 
 std::unique_ptr<Tokenizer> Tokenizer::from_embedded(const EmbeddedVocab& vocab) {
-    auto tok = from_serialized(serialize_model_proto(vocab), "the checkpoint's vocabulary",
-                               ErrorCode::BadFormat);
-    // SentencePiece finds BOS and EOS by piece text and accepts them only as control tokens.
-    if (tok->bos_id() != vocab.bos_id || tok->eos_id() != vocab.eos_id)
-        fail(ErrorCode::BadFormat,
-             "the checkpoint's vocabulary marks BOS " + std::to_string(vocab.bos_id) + " and EOS " +
-                 std::to_string(vocab.eos_id) +
-                 " but they are not both control tokens (tokenizer.ggml.token_type 3)");
-    return tok;
+    if (vocab.model == "gpt2") return BpeTokenizer::from_vocab(vocab, "the checkpoint's vocabulary");
+    if (vocab.model == "llama" || vocab.model.empty()) return SentencePieceTokenizer::from_embedded(vocab);
+    fail(ErrorCode::Unsupported, "the checkpoint's vocabulary is of type '" + vocab.model +
+                                     "'; supported: 'llama' (SentencePiece) and 'gpt2' (byte-level BPE)");
 }
 
 std::unique_ptr<Tokenizer> Tokenizer::from_source(const TokenizerSource& source) {
@@ -115,88 +80,38 @@ std::unique_ptr<Tokenizer> Tokenizer::from_source(const TokenizerSource& source)
          "this checkpoint has no vocabulary; choose its tokenizer.model");
 }
 
+void Tokenizer::set_vocabulary(int vocab_size, int bos_id, int eos_id,
+                               std::unordered_map<std::string, int> specials,
+                               const std::vector<int32_t>& extra_eog) {
+    vocab_size_ = vocab_size;
+    bos_id_ = bos_id;
+    eos_id_ = eos_id;
+    specials_ = std::move(specials);
+    eog_ids_.clear();
+    auto add = [&](int id) {
+        if (id >= 0 && id < vocab_size_ && id != bos_id_ &&
+            std::find(eog_ids_.begin(), eog_ids_.end(), id) == eog_ids_.end())
+            eog_ids_.push_back(id);
+    };
+    add(eos_id_);
+    for (int32_t id : extra_eog) add(id);
+    for (std::string_view text : kEndOfTurnTokens) add(special_id(text));
+}
+
+bool Tokenizer::ends_generation(int id) const {
+    return std::find(eog_ids_.begin(), eog_ids_.end(), id) != eog_ids_.end();
+}
+
+int Tokenizer::special_id(std::string_view text) const {
+    const auto it = specials_.find(std::string(text));
+    return it == specials_.end() ? -1 : it->second;
+}
+
 void Tokenizer::check_id(int id) const {
     if (id < 0 || id >= vocab_size())
         fail(ErrorCode::InvalidArgument, "token id " + std::to_string(id) +
                                              " is outside the vocabulary of " +
                                              std::to_string(vocab_size()) + " tokens");
-}
-
-std::vector<int> Tokenizer::encode(std::string_view text, bool add_bos, bool add_eos) const {
-    std::vector<int> pieces;
-    const auto status = sp_->Encode(text, &pieces);
-    if (!status.ok())
-        fail(ErrorCode::Internal,
-             std::string("SentencePiece could not encode the text: ") + status.message());
-    std::vector<int> ids;
-    ids.reserve(pieces.size() + 2);
-    if (add_bos) ids.push_back(bos_id());
-    ids.insert(ids.end(), pieces.begin(), pieces.end());
-    if (add_eos) ids.push_back(eos_id());
-    return ids;
-}
-
-std::string Tokenizer::decode(const std::vector<int>& ids) const {
-    for (int id : ids) check_id(id);
-    std::string text;
-    const auto status = sp_->Decode(ids, &text);
-    if (!status.ok())
-        fail(ErrorCode::Internal,
-             std::string("SentencePiece could not decode the tokens: ") + status.message());
-    return text;
-}
-
-std::string Tokenizer::token_bytes(int prev, int id) const {
-    check_id(id);
-    if (prev >= 0) check_id(prev);
-    if (sp_->IsControl(id)) return {};
-    if (sp_->IsUnknown(id)) return unk_surface_;
-    std::string_view piece = sp_->IdToPiece(id);
-    if (sp_->IsByte(id)) {  // "<0xAB>", a form SentencePiece checked when it loaded the model
-        unsigned value = 0;
-        std::from_chars(piece.data() + 3, piece.data() + 5, value, 16);
-        return std::string(1, char(value));
-    }
-
-    const bool at_start = prev < 0 || prev == bos_id();
-    if (at_start && piece.starts_with(kSpaceSymbol)) piece.remove_prefix(kSpaceSymbol.size());
-    std::string bytes;
-    for (size_t pos = 0; pos < piece.size();) {
-        if (piece.substr(pos).starts_with(kSpaceSymbol)) {
-            bytes.push_back(' ');
-            pos += kSpaceSymbol.size();
-        } else {
-            bytes.push_back(piece[pos++]);
-        }
-    }
-    return bytes;
-}
-
-int Tokenizer::vocab_size() const { return sp_->GetPieceSize(); }
-int Tokenizer::bos_id() const { return sp_->bos_id(); }
-int Tokenizer::eos_id() const { return sp_->eos_id(); }
-
-std::string Tokenizer::piece(int id) const {
-    check_id(id);
-    return sp_->IdToPiece(id);
-}
-
-EmbeddedVocab Tokenizer::vocabulary() const {
-    EmbeddedVocab v;
-    v.model = "llama";
-    for (int id = 0; id < vocab_size(); ++id) {
-        v.tokens.push_back(sp_->IdToPiece(id));
-        v.scores.push_back(sp_->GetScore(id));
-        v.token_types.push_back(sp_->IsUnknown(id)   ? kUnknown
-                                : sp_->IsControl(id) ? kControl
-                                : sp_->IsUnused(id)  ? kUnused
-                                : sp_->IsByte(id)    ? kByte
-                                                     : kNormal);
-    }
-    v.bos_id = bos_id();
-    v.eos_id = eos_id();
-    v.unk_id = sp_->unk_id();
-    return v;
 }
 
 }  // namespace llamadesk

@@ -1,61 +1,69 @@
-// SentencePiece tokenizer. One implementation serves every format: a tokenizer.model file is
-// loaded as is; a GGUF vocabulary is first serialized into a SentencePiece ModelProto in memory.
+// The one tokenizer interface. Two implementations: SentencePiece (Llama 2; sentencepiece_tokenizer)
+// and byte-level BPE (Llama 3; bpe_tokenizer). Nothing above this header knows which one it has.
+//
+// Special tokens are never made from text: encode() treats "<|eot_id|>" or "<s>" in a person's
+// message as plain characters. Only a chat format places them, by id (special_id()).
 #pragma once
 
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "llamadesk/engine.h"
 #include "model/checkpoint.h"
 
-namespace sentencepiece {
-class SentencePieceProcessor;
-}
-
 namespace llamadesk {
 
 class Tokenizer {
 public:
-    // Throw EngineError with what is wrong: from_file TokenizerMismatch / FileNotFound with the
-    // path in the message; from_embedded BadFormat / Unsupported naming the token and field.
+    // A SentencePiece tokenizer.model or a tiktoken tokenizer.model (Meta's Llama 3), by content.
+    // Throw EngineError: TokenizerMismatch / FileNotFound with the path; BadFormat / Unsupported
+    // naming the token, line or field.
     static std::unique_ptr<Tokenizer> from_file(const std::string& model_path);
+    // tokenizer.ggml.model "llama" (SentencePiece) or "gpt2" (byte-level BPE).
     static std::unique_ptr<Tokenizer> from_embedded(const EmbeddedVocab& vocab);
     static std::unique_ptr<Tokenizer> from_source(const TokenizerSource& source);
-    ~Tokenizer();
+    virtual ~Tokenizer() = default;
 
-    // SentencePiece encoding (dummy-prefix space included), BOS first when add_bos.
-    std::vector<int> encode(std::string_view text, bool add_bos, bool add_eos = false) const;
-    // SentencePiece decoding: control tokens vanish, the first piece's dummy-prefix space is
-    // dropped, byte pieces that do not form valid UTF-8 become U+FFFD (one per byte).
+    // The text as plain characters, BOS first when add_bos.
+    virtual std::vector<int> encode(std::string_view text, bool add_bos, bool add_eos = false) const = 0;
+    // Control tokens vanish; bytes that do not form valid UTF-8 become U+FFFD (one per byte).
     // Ids outside the vocabulary throw EngineError(InvalidArgument).
-    std::string decode(const std::vector<int>& ids) const;
+    virtual std::string decode(const std::vector<int>& ids) const = 0;
+    // The bytes token `id` stands for when it follows `prev` (-1: nothing before). May be part
+    // of a UTF-8 character: StreamDecoder assembles whole characters. Control tokens give "".
+    virtual std::string token_bytes(int prev, int id) const = 0;
+    // The token's text as the vocabulary spells it ("▁the", "Ġthe", "<|eot_id|>").
+    virtual std::string piece(int id) const = 0;
+    // Every token with its score, type (and merges), as a GGUF file carries a vocabulary.
+    virtual EmbeddedVocab vocabulary() const = 0;
+    // "SentencePiece" or "byte-level BPE (llama-bpe)", for the model info.
+    virtual std::string kind() const = 0;
 
-    // The bytes token `id` stands for when it follows `prev` ("▁" becomes a space; after BOS the
-    // leading space is dropped; byte-fallback pieces <0xAB> become the raw byte). May be part of
-    // a UTF-8 character: StreamDecoder assembles whole characters.
-    // prev < 0 (nothing before) drops the leading space too, so streaming a BOS-led or bare
-    // answer gives exactly decode() of it (decode() drops only the text's first leading space,
-    // so the two differ after a BOS in the middle). Control tokens give "", <unk> " ⁇ ".
-    std::string token_bytes(int prev, int id) const;
+    int vocab_size() const { return vocab_size_; }
+    int bos_id() const { return bos_id_; }
+    int eos_id() const { return eos_id_; }
+    // End of generation is a set: EOS, the vocabulary's end-of-turn ids, and the control tokens
+    // every Llama-family chat format ends a turn with (<|eot_id|>, <|eom_id|>, </s>, ...).
+    bool ends_generation(int id) const;
+    const std::vector<int>& end_of_generation_ids() const { return eog_ids_; }
+    // The id of a control or user-defined token by its text, or -1 when the vocabulary has none.
+    int special_id(std::string_view text) const;
 
-    int vocab_size() const;
-    int bos_id() const;
-    int eos_id() const;
-    std::string piece(int id) const;
-    // Every piece with its score and SentencePiece type, as a GGUF file carries a vocabulary.
-    EmbeddedVocab vocabulary() const;
-
-private:
-    Tokenizer();
-    // Loads a serialized ModelProto; `origin` names it in error messages.
-    static std::unique_ptr<Tokenizer> from_serialized(std::string_view model_proto,
-                                                      const std::string& origin, ErrorCode code);
+protected:
+    // specials: text -> id of every control and user-defined token; extra_eog: ids the source
+    // names as ending a turn (GGUF eot/eom, Hugging Face eos_token_id lists).
+    void set_vocabulary(int vocab_size, int bos_id, int eos_id,
+                        std::unordered_map<std::string, int> specials,
+                        const std::vector<int32_t>& extra_eog);
     void check_id(int id) const;
 
-    std::unique_ptr<sentencepiece::SentencePieceProcessor> sp_;
-    std::string unk_surface_;  // what the unknown token decodes to (" \xE2\x81\x87 " by default)
+private:
+    int vocab_size_ = 0, bos_id_ = -1, eos_id_ = -1;
+    std::unordered_map<std::string, int> specials_;
+    std::vector<int> eog_ids_;
 };
 
 // Turns a stream of token ids into text that never ends inside a UTF-8 character.

@@ -142,8 +142,14 @@ void run_prompt(const cli::Options& o) {
 void run_chat(const cli::Options& o) {
     Engine engine;
     load(engine, o);
-    ConversationId id = engine.create_conversation(ChatFormat::Llama2Chat);
-    std::fprintf(stderr, "[llamadesk] chat: type a message; /new starts over, /quit ends\n");
+    // The checkpoint's own chat format; a model made for completion is still asked in Llama 2's.
+    ChatFormat format = engine.model_info().chat_format;
+    if (format == ChatFormat::Completion) format = ChatFormat::Llama2Chat;
+    ConversationId id = engine.create_conversation(format);
+    const char* format_name = "";
+    for (const ChatFormatName& f : chat_formats())
+        if (f.format == format) format_name = f.name;
+    std::fprintf(stderr, "[llamadesk] chat (%s): type a message; /new starts over, /quit ends\n", format_name);
     std::string line;
     for (;;) {
         std::fprintf(stderr, "> ");

@@ -1,9 +1,12 @@
 // Llama 2 chat template against Meta's chat_completion, which encodes each finished exchange as
 // one string "[INST] {user} [/INST] {answer} " with BOS and EOS, and the open turn as
 // "[INST] {user} [/INST]" with BOS; the system prompt is merged into the first user message.
+#include <QFile>
 #include <QTest>
 
 #include "chat/chat_template.h"
+#include "core/error.h"
+#include "readers/gguf_reader.h"
 #include "test_support.h"
 #include "tokenizer/tokenizer.h"
 
@@ -96,11 +99,77 @@ private slots:
     }
 
     void suggested_format() {
-        QCOMPARE(suggested_chat_format("{% for message in messages %}[INST]...", "anything"), ChatFormat::Llama2Chat);
-        QCOMPARE(suggested_chat_format("", "llama-2-7b-chat.Q4_K_M"), ChatFormat::Llama2Chat);
-        QCOMPARE(suggested_chat_format("", "Mistral-7B-Instruct"), ChatFormat::Llama2Chat);
-        QCOMPARE(suggested_chat_format("", "llama-2-7b.Q4_K_M"), ChatFormat::Completion);
-        QCOMPARE(suggested_chat_format("", "stories260K"), ChatFormat::Completion);
+        const Tokenizer& t = *tok_;
+        QCOMPARE(suggested_chat_format("{% for message in messages %}[INST]...", "anything", t), ChatFormat::Llama2Chat);
+        QCOMPARE(suggested_chat_format("", "llama-2-7b-chat.Q4_K_M", t), ChatFormat::Llama2Chat);
+        QCOMPARE(suggested_chat_format("", "Mistral-7B-Instruct", t), ChatFormat::Llama2Chat);
+        QCOMPARE(suggested_chat_format("", "llama-2-7b.Q4_K_M", t), ChatFormat::Completion);
+        QCOMPARE(suggested_chat_format("", "stories260K", t), ChatFormat::Completion);
+    }
+
+    // Llama 3: the checkpoint's template, or without one the vocabulary, says so.
+    void llama3_is_detected() {
+        LLAMADESK_REQUIRE_SHARED(vocab, "llama3/ggml-vocab-llama-bpe.gguf");
+        LLAMADESK_REQUIRE_SHARED(jinja, "llama3/meta-llama-Llama-3.1-8B-Instruct.jinja");
+        QFile file(jinja);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const auto llama3 = Tokenizer::from_embedded(*read_gguf_vocabulary(vocab.toStdString()));
+        QCOMPARE(suggested_chat_format(file.readAll().toStdString(), "x", *llama3), ChatFormat::Llama3Chat);
+        QCOMPARE(suggested_chat_format("", "Meta-Llama-3-8B", *llama3), ChatFormat::Llama3Chat);
+        QCOMPARE(suggested_chat_format("", "llama-2-7b-chat", *tok_), ChatFormat::Llama2Chat);
+    }
+
+    // Llama 3 chat as its template renders it (Llama 3.0's: each message is
+    // <|start_header_id|>{role}<|end_header_id|>\n\n{content | trim}<|eot_id|>, BOS first, then
+    // the assistant header), with the special tokens by id and the texts between them encoded alone;
+    // a person's "<|eot_id|>" stays text.
+    void llama3_turns() {
+        LLAMADESK_REQUIRE_SHARED(vocab, "llama3/ggml-vocab-llama-bpe.gguf");
+        const auto t = Tokenizer::from_embedded(*read_gguf_vocabulary(vocab.toStdString()));
+        const int bot = 128000, start = 128006, end = 128007, eot = 128009;
+        auto text = [&](const std::string& s) { return t->encode(s, false); };
+        std::vector<int> expected = {bot, start};
+        expected = concat(expected, text("system"));
+        expected.push_back(end);
+        expected = concat(expected, text("\n\nBe brief."));
+        expected.push_back(eot);
+        expected.push_back(start);
+        expected = concat(expected, text("user"));
+        expected.push_back(end);
+        expected = concat(expected, text("\n\nHi <|eot_id|>"));
+        expected.push_back(eot);
+        expected.push_back(start);
+        expected = concat(expected, text("assistant"));
+        expected.push_back(end);
+        expected = concat(expected, text("\n\n"));
+        QCOMPARE(render_user_turn(*t, ChatFormat::Llama3Chat, true, " Be brief.\n", " Hi <|eot_id|> "), expected);
+
+        std::vector<int> later = {start};
+        later = concat(later, text("user"));
+        later.push_back(end);
+        later = concat(later, text("\n\nAgain"));
+        later.push_back(eot);
+        later.push_back(start);
+        later = concat(later, text("assistant"));
+        later.push_back(end);
+        later = concat(later, text("\n\n"));
+        QCOMPARE(render_user_turn(*t, ChatFormat::Llama3Chat, false, "ignored", "Again"), later);
+        QCOMPARE(render_answer(*t, ChatFormat::Llama3Chat, "Hello! "), concat(text("Hello!"), {eot}));
+        QCOMPARE(answer_terminator(*t, ChatFormat::Llama3Chat), std::vector<int>{eot});
+        QVERIFY(t->ends_generation(eot));
+        // Without a system prompt the first turn begins with the user's header.
+        const std::vector<int> bare = render_user_turn(*t, ChatFormat::Llama3Chat, true, "", "Again");
+        QCOMPARE(bare, concat({bot}, later));
+    }
+
+    // A SentencePiece vocabulary has no Llama 3 headers: a clear error, not a garbled prompt.
+    void llama3_needs_its_tokens() {
+        try {
+            render_user_turn(*tok_, ChatFormat::Llama3Chat, true, "", "Hi");
+            QFAIL("rendered without <|start_header_id|>");
+        } catch (const EngineError& e) {
+            QVERIFY2(QString(e.what()).contains("the Llama 3 chat format needs the token <|"), e.what());
+        }
     }
 };
 

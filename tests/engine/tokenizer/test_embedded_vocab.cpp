@@ -104,7 +104,9 @@ private slots:
             mutations_.push_back({code, says, std::move(m)});
         };
         add("no tokens", ErrorCode::BadFormat, "0 tokens", [](auto& v) { v = EmbeddedVocab{}; });
-        add("other tokenizer", ErrorCode::Unsupported, "'gpt2'", [](auto& v) { v.model = "gpt2"; });
+        add("other tokenizer", ErrorCode::Unsupported, "'bert'", [](auto& v) { v.model = "bert"; });
+        add("SentencePiece pieces called gpt2", ErrorCode::BadFormat, "byte-level alphabet",
+            [](auto& v) { v.model = "gpt2"; });
         add("too few scores", ErrorCode::BadFormat, "scores", [](auto& v) { v.scores.pop_back(); });
         add("too many types", ErrorCode::BadFormat, "token types",
             [](auto& v) { v.token_types.push_back(1); });

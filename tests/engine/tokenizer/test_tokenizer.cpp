@@ -14,25 +14,6 @@ using llamadesk::test::engine_error_of;
 
 namespace {
 
-// Every mismatch between the tokenizer's ids and the expected ones, one line each.
-QString vector_mismatches(const Tokenizer& tok, const std::vector<test::VectorCase>& cases) {
-    const auto join = [](const std::vector<int>& ids) {
-        QStringList parts;
-        for (int id : ids) parts << QString::number(id);
-        return parts.join(' ');
-    };
-    QString mismatches;
-    for (size_t i = 0; i < cases.size(); ++i) {
-        const std::vector<int> ids = tok.encode(cases[i].text, /*add_bos=*/false);
-        if (ids != cases[i].ids)
-            mismatches +=
-                QStringLiteral("case %1 \"%2\": got [%3], expected [%4]\n")
-                    .arg(i)
-                    .arg(QString::fromStdString(cases[i].text), join(ids), join(cases[i].ids));
-    }
-    return mismatches;
-}
-
 std::vector<test::VectorCase> llama_vectors(const QString& dir) {
     return test::read_vector_cases(dir + "/ggml-vocab-llama-spm.gguf.inp",
                                    dir + "/ggml-vocab-llama-spm.gguf.out");
@@ -50,7 +31,7 @@ private slots:
         const auto cases = llama_vectors(vectors);
         QCOMPARE(cases.size(), size_t(46));
         const auto tok = Tokenizer::from_file(model.toStdString());
-        const QString mismatches = vector_mismatches(*tok, cases);
+        const QString mismatches = test::vector_mismatches(*tok, cases);
         QVERIFY2(mismatches.isEmpty(), qPrintable(mismatches));
     }
 
@@ -64,7 +45,7 @@ private slots:
         QCOMPARE(tok->vocab_size(), 32000);
         QCOMPARE(tok->bos_id(), 1);
         QCOMPARE(tok->eos_id(), 2);
-        const QString mismatches = vector_mismatches(*tok, llama_vectors(vectors));
+        const QString mismatches = test::vector_mismatches(*tok, llama_vectors(vectors));
         QVERIFY2(mismatches.isEmpty(), qPrintable(mismatches));
     }
 

@@ -2,6 +2,7 @@
 
 #include <QFile>
 #include <QList>
+#include <QStringList>
 #include <cstdio>
 
 #include "tokenizer/tokenizer.h"
@@ -33,6 +34,24 @@ std::vector<VectorCase> read_vector_cases(const QString& inp_path, const QString
         }
     }
     return cases;
+}
+
+QString vector_mismatches(const Tokenizer& tok, const std::vector<VectorCase>& cases) {
+    const auto join = [](const std::vector<int>& ids) {
+        QStringList parts;
+        for (int id : ids) parts << QString::number(id);
+        return parts.join(' ');
+    };
+    QString mismatches;
+    for (size_t i = 0; i < cases.size(); ++i) {
+        const std::vector<int> ids = tok.encode(cases[i].text, /*add_bos=*/false);
+        if (ids != cases[i].ids)
+            mismatches +=
+                QStringLiteral("case %1 \"%2\": got [%3], expected [%4]\n")
+                    .arg(i)
+                    .arg(QString::fromStdString(cases[i].text), join(ids), join(cases[i].ids));
+    }
+    return mismatches;
 }
 
 EmbeddedVocab tiny_vocab() {

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "model/checkpoint.h"
+#include "tokenizer/tokenizer.h"
 
 namespace llamadesk::test {
 
@@ -20,6 +21,9 @@ struct VectorCase {
 // ggml-vocab-*.gguf.inp / .out: inputs end with a line "__ggml_vocab_test__"; each line of
 // .out holds one input's ids. Empty when the files do not parse into equally many cases.
 std::vector<VectorCase> read_vector_cases(const QString& inp_path, const QString& out_path);
+
+// Every mismatch between the tokenizer's ids (no BOS) and the expected ones, one line each.
+QString vector_mismatches(const Tokenizer& tok, const std::vector<VectorCase>& cases);
 
 // A hand-made vocabulary: <unk> <s> </s>, the 256 byte pieces <0x00>..<0xFF> (ids 3..258), then
 // "▁" a b c ab "▁ab" "▁c" (ids 259..265), earlier merges scoring higher.
