@@ -99,7 +99,7 @@ ModelInfo describe(const LoadedModel& m, int n_threads, const std::string& backe
     info.device = m.backend->device_description();
     if (!backend_note.empty()) info.device += "; " + backend_note;
     info.n_threads = m.backend->kind() == BackendKind::Cpu ? n_threads : 0;
-    info.tokenizer = m.checkpoint.tokenizer.describe();
+    info.tokenizer = m.tokenizer->kind() + ": " + m.checkpoint.tokenizer.describe();
     info.chat_format = suggested_chat_format(m.checkpoint.chat_template, info.name, *m.tokenizer);
     return info;
 }

@@ -59,10 +59,10 @@ int64_t Checkpoint::weight_bytes_per_token() const {
 }
 
 std::string TokenizerSource::describe() const {
-    if (!model_file.empty()) return "SentencePiece model " + model_file;
+    if (!model_file.empty()) return "tokenizer model " + model_file;
     if (embedded)
-        return "vocabulary embedded in the checkpoint (" + std::to_string(embedded->tokens.size()) +
-               " tokens, model '" + embedded->model + "')";
+        return "vocabulary of " + std::to_string(embedded->tokens.size()) + " tokens, model '" +
+               embedded->model + "'" + (embedded->pre.empty() ? "" : ", pre '" + embedded->pre + "'");
     return "none";
 }
 

@@ -12,7 +12,8 @@ namespace {
 
 class Parser {
 public:
-    Parser(std::string_view text, const std::string& source) : text_(text), source_(source) {}
+    Parser(std::string_view text, const std::string& source, int64_t max_values)
+        : text_(text), source_(source), max_values_(max_values) {}
 
     JsonValue document() {
         JsonValue v = value(0);
@@ -51,7 +52,7 @@ private:
 
     JsonValue value(int depth) {
         if (depth > kMaxJsonDepth) error("nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
-        if (++n_values_ > kMaxJsonValues) error("more than " + std::to_string(kMaxJsonValues) + " values");
+        if (++n_values_ > max_values_) error("more than " + std::to_string(max_values_) + " values");
         JsonValue v;
         const char c = peek();
         if (c == '{') {
@@ -204,6 +205,7 @@ private:
     const std::string& source_;
     size_t pos_ = 0;
     int64_t n_values_ = 0;
+    int64_t max_values_;
 };
 
 }  // namespace
@@ -214,7 +216,9 @@ const JsonValue* JsonValue::find(std::string_view key) const {
     return nullptr;
 }
 
-JsonValue parse_json(std::string_view text, const std::string& source) { return Parser(text, source).document(); }
+JsonValue parse_json(std::string_view text, const std::string& source, int64_t max_values) {
+    return Parser(text, source, max_values).document();
+}
 
 const char* json_kind_name(JsonValue::Kind kind) {
     switch (kind) {

@@ -43,8 +43,9 @@ inline constexpr int kMaxJsonDepth = 64;
 inline constexpr int64_t kMaxJsonValues = int64_t(1) << 20;
 
 // The one JSON value that makes up text (whitespace around it allowed). source names the text in
-// messages, e.g. "model.safetensors (header)".
-JsonValue parse_json(std::string_view text, const std::string& source);
+// messages, e.g. "model.safetensors (header)". max_values: more for a text known to be large
+// (a tokenizer.json lists every token and merge).
+JsonValue parse_json(std::string_view text, const std::string& source, int64_t max_values = kMaxJsonValues);
 
 // A kind's name for messages: "a string", "an object".
 const char* json_kind_name(JsonValue::Kind kind);

@@ -10,6 +10,7 @@
 #include "readers/meta_reader.h"
 #include "readers/llama2c_reader.h"
 #include "readers/mapped_file.h"
+#include "readers/hf_tokenizer.h"
 #include "readers/tokenizer_locator.h"
 
 namespace fs = std::filesystem;
@@ -98,15 +99,16 @@ FolderCheckpoint folder_checkpoint_of(const std::string& path) {
     return {};
 }
 
-// tokenizer.model beside the weights; a folder with only tokenizer.json is told what to do.
-std::string folder_tokenizer(const std::string& dir, int vocab_size) {
-    std::string found = find_tokenizer_beside((fs::path(dir) / "weights").string(), vocab_size);  // looks in dir
+// tokenizer.model beside the weights (SentencePiece, or Meta's tiktoken), else tokenizer.json.
+void folder_tokenizer(Checkpoint& ckpt, const std::string& dir) {
+    ckpt.tokenizer.model_file = find_tokenizer_beside((fs::path(dir) / "weights").string(),  // looks in dir
+                                                      ckpt.config.vocab_size);
     std::error_code ec;
-    if (found.empty() && fs::is_regular_file(fs::path(dir) / "tokenizer.json", ec))
-        fail(ErrorCode::TokenizerMismatch,
-             dir + " has only tokenizer.json, which LlamaDesk does not read; choose the model's SentencePiece "
-                   "tokenizer.model (every Llama 2 model shares Llama 2's)");
-    return found;
+    if (ckpt.tokenizer.model_file.empty() && fs::is_regular_file(fs::path(dir) / "tokenizer.json", ec)) {
+        HfTokenizer hf = read_hf_tokenizer(dir);
+        ckpt.tokenizer.embedded = std::move(hf.vocab);
+        if (ckpt.chat_template.empty()) ckpt.chat_template = std::move(hf.chat_template);
+    }
 }
 
 }  // namespace
@@ -125,7 +127,7 @@ Checkpoint open_checkpoint(const std::string& path, const std::string& tokenizer
     if (!tokenizer_path.empty()) {
         ckpt.tokenizer = tokenizer_from_path(tokenizer_path);
     } else if (folder.format != FolderFormat::None) {
-        ckpt.tokenizer.model_file = folder_tokenizer(folder.dir, ckpt.config.vocab_size);
+        folder_tokenizer(ckpt, folder.dir);
     } else if (!ckpt.tokenizer.embedded) {
         ckpt.tokenizer.model_file = find_tokenizer_beside(file_path, ckpt.config.vocab_size);
     }

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "readers/gguf_reader.h"
+#include "readers/hf_tokenizer.h"
 
 namespace fs = std::filesystem;
 
@@ -40,6 +41,10 @@ TokenizerSource tokenizer_from_path(const std::string& tokenizer_path) {
     TokenizerSource source;
     if (fs::is_directory(tokenizer_path, ec)) {
         const std::vector<fs::path> models = model_files_in(tokenizer_path);
+        if (models.empty() && fs::is_regular_file(fs::path(tokenizer_path) / "tokenizer.json", ec)) {
+            source.embedded = read_hf_tokenizer(tokenizer_path).vocab;
+            return source;
+        }
         if (models.size() != 1)
             fail(ErrorCode::FileNotFound, "expected exactly one SentencePiece .model file in " +
                                               tokenizer_path + ", found " +
@@ -52,6 +57,9 @@ TokenizerSource tokenizer_from_path(const std::string& tokenizer_path) {
     const std::string ext = fs::path(tokenizer_path).extension().string();
     if (ext == ".gguf") {
         source.embedded = read_gguf_vocabulary(tokenizer_path);
+    } else if (fs::path(tokenizer_path).filename() == "tokenizer.json") {
+        const fs::path dir = fs::path(tokenizer_path).parent_path();
+        source.embedded = read_hf_tokenizer(dir.empty() ? "." : dir.string()).vocab;
     } else if (ext == ".bin") {
         fail(ErrorCode::Unsupported, tokenizer_path + " looks like a llama2.c tokenizer.bin, which "
                                                       "is not supported; pass the SentencePiece "

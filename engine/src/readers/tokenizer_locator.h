@@ -8,8 +8,8 @@
 
 namespace llamadesk {
 
-// tokenizer_path may be a SentencePiece .model, a GGUF file holding a vocabulary, or a folder
-// holding one .model. Throws EngineError(FileNotFound / Unsupported).
+// tokenizer_path may be a SentencePiece or tiktoken .model, a GGUF file holding a vocabulary, a
+// Hugging Face tokenizer.json, or a folder holding one .model or a tokenizer.json. Throws EngineError(FileNotFound / Unsupported).
 TokenizerSource tokenizer_from_path(const std::string& tokenizer_path);
 
 // tokenizer.model, tok<vocab_size>.model, or the only *.model in the checkpoint's folder; empty

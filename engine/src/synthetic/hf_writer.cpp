@@ -1,6 +1,7 @@
 // write_hf(): a Hugging Face model folder as transformers' save_pretrained writes one: config.json,
 // model.safetensors (or shards and model.safetensors.index.json) with wq and wk in Hugging Face's
-// rotary row order, and tokenizer.model when the checkpoint carries its vocabulary.
+// rotary row order, and tokenizer.model (a byte-level vocabulary: tokenizer.json and its configs) when the
+// checkpoint carries its vocabulary.
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include "readers/hf_reader.h"
 #include "synthetic/file_sink.h"
 #include "synthetic/synthetic_model.h"
+#include "synthetic/synthetic_vocab.h"
 #include "tokenizer/sentencepiece_proto.h"
 
 namespace fs = std::filesystem;
@@ -100,7 +102,9 @@ void write_hf(const Checkpoint& ckpt, const std::string& dir, int n_shards) {
         config.write(text.data(), text.size());
         config.close();
     }
-    if (ckpt.tokenizer.embedded) {
+    if (ckpt.tokenizer.embedded && ckpt.tokenizer.embedded->model == "gpt2") {
+        write_hf_tokenizer(*ckpt.tokenizer.embedded, dir, ckpt.chat_template);  // Llama 3: tokenizer.json
+    } else if (ckpt.tokenizer.embedded) {
         FileSink tok((fs::path(dir) / "tokenizer.model").string());
         const std::string proto = serialize_model_proto(*ckpt.tokenizer.embedded);
         tok.write(proto.data(), proto.size());

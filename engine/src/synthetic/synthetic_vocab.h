@@ -22,4 +22,10 @@ EmbeddedVocab make_bpe_vocab(const std::vector<std::string>& merges);
 // id), the form of Meta's Llama 3 tokenizer.model.
 void write_tiktoken(const EmbeddedVocab& vocab, const std::string& path);
 
+// The same vocabulary as a Hugging Face folder holds it: tokenizer.json (BPE, Llama 3's Split
+// pattern and ByteLevel, merges as pairs, the special tokens as added_tokens),
+// tokenizer_config.json (BOS, EOS, the chat template when given) and generation_config.json (the
+// end-of-generation ids).
+void write_hf_tokenizer(const EmbeddedVocab& vocab, const std::string& dir, const std::string& chat_template = {});
+
 }  // namespace llamadesk

@@ -50,6 +50,10 @@ Pretokenizer::~Pretokenizer() = default;
 
 std::string Pretokenizer::supported() { return "llama-bpe (also named llama3, llama-v3)"; }
 
+std::string Pretokenizer::pre_of_pattern(std::string_view regex) {
+    return regex == kLlama3Pattern ? "llama-bpe" : "";
+}
+
 std::pair<size_t, size_t> Pretokenizer::next_match(std::string_view text, size_t pos) const {
     thread_local std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)> data(
         pcre2_match_data_create(1, nullptr), &pcre2_match_data_free);

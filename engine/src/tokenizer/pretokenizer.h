@@ -31,6 +31,9 @@ public:
     }
 
     static std::string supported();  // "llama-bpe (also named llama3, llama-v3)"
+    // The pre type whose pattern is `regex` (a Hugging Face tokenizer.json names the pattern, not
+    // the type), or "" when none is.
+    static std::string pre_of_pattern(std::string_view regex);
 
 private:
     // The first match at or after pos, or {text.size(), text.size()} when there is none.

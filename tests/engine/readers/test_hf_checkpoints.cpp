@@ -15,6 +15,9 @@
 #include "readers/mapped_file.h"
 #include "readers/safetensors_file.h"
 #include "synthetic/synthetic_model.h"
+#include "synthetic/synthetic_vocab.h"
+#include "chat/chat_template.h"
+#include "tokenizer/tokenizer.h"
 #include "test_support.h"
 
 using namespace llamadesk;
@@ -118,12 +121,27 @@ private slots:
         QVERIFY2(diff.isEmpty(), qPrintable(diff));
     }
 
-    void tokenizer_json_alone_is_explained() {
+    // A Llama 3 folder carries tokenizer.json, not tokenizer.model: its vocabulary, merges, special
+    // tokens and chat template are read from it.
+    void tokenizer_json_alone_opens() {
         QTemporaryDir dir;
-        const std::string folder = written_folder(dir);
-        QVERIFY(QFile::rename(QString::fromStdString(folder + "/tokenizer.model"), QString::fromStdString(folder + "/tokenizer.json")));
-        LLAMADESK_REQUIRE_ERROR(open_checkpoint(folder), ErrorCode::TokenizerMismatch,
-                                "has only tokenizer.json, which LlamaDesk does not read");
+        const EmbeddedVocab vocab = make_bpe_vocab({"a b", "ab c", "Ġ a", "Ġa b"});
+        ModelConfig c = tiny_config();
+        c.vocab_size = int(vocab.tokens.size());
+        Checkpoint s = make_synthetic_checkpoint(c, DType::F32, 7, true);
+        s.tokenizer.embedded = std::make_shared<EmbeddedVocab>(vocab);
+        s.chat_template = "{{ bos_token }}{% for m in messages %}<|start_header_id|>{{ m.role }}";
+        const std::string folder = dir.filePath("hf").toStdString();
+        write_hf(s, folder);
+        QVERIFY(!QFile::exists(QString::fromStdString(folder + "/tokenizer.model")));
+        const Checkpoint back = open_checkpoint(folder);
+        QVERIFY(back.tokenizer.embedded);
+        QCOMPARE(back.tokenizer.embedded->model, std::string("gpt2"));
+        QCOMPARE(back.chat_template, s.chat_template);
+        const auto tok = Tokenizer::from_source(back.tokenizer);
+        QCOMPARE(tok->vocab_size(), c.vocab_size);
+        QCOMPARE(tok->encode("abc", true), (std::vector<int>{260, 257}));
+        QCOMPARE(suggested_chat_format(back.chat_template, "x", *tok), ChatFormat::Llama3Chat);
     }
 
     void hostile_headers_data() {

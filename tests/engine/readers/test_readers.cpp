@@ -199,7 +199,7 @@ private slots:
         touch(dir.filePath("my.model"));
         const Checkpoint a = open_checkpoint(gguf, dir.filePath("my.model").toStdString());
         QCOMPARE(a.tokenizer.model_file, dir.filePath("my.model").toStdString());
-        QCOMPARE(a.tokenizer.describe(), "SentencePiece model " + a.tokenizer.model_file);
+        QCOMPARE(a.tokenizer.describe(), "tokenizer model " + a.tokenizer.model_file);
         QVERIFY(!a.tokenizer.embedded);
         // A GGUF file can serve as the vocabulary of a llama2.c model.
         const std::string bin = dir.filePath("m.bin").toStdString();

@@ -1,10 +1,13 @@
 // Byte-level BPE (Llama 3): llama.cpp's vectors and our own case set (ids from tiktoken) on the
 // real 128256-token vocabulary, read from GGUF and from a tiktoken file made from it; special
 // tokens never made from text; decoding and streaming of split characters; hostile vocabularies.
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include "readers/gguf_reader.h"
+#include "readers/hf_tokenizer.h"
+#include "readers/tokenizer_locator.h"
 #include "synthetic/synthetic_vocab.h"
 #include "test_support.h"
 #include "tokenizer/bpe_tokenizer.h"
@@ -98,6 +101,63 @@ private slots:
         QVERIFY(tok->ends_generation(128001));  // <|end_of_text|>
         const QString mismatches = test::vector_mismatches(*tok, all_cases(stem));
         QVERIFY2(mismatches.isEmpty(), qPrintable(mismatches));
+    }
+
+    // A Hugging Face folder with only tokenizer.json (and tokenizer_config.json,
+    // generation_config.json), written from the same vocabulary.
+    void tokenizerJsonMatchesGguf() {
+        LLAMADESK_REQUIRE_SHARED(stem, "llama3/ggml-vocab-llama-bpe.gguf");
+        QTemporaryDir dir;
+        EmbeddedVocab vocab = llama3().vocabulary();
+        vocab.eog_ids = {128001, 128008, 128009};
+        write_hf_tokenizer(vocab, dir.path().toStdString(), "{{ bos_token }}<|start_header_id|>");
+        const HfTokenizer hf = read_hf_tokenizer(dir.path().toStdString());
+        QCOMPARE(hf.chat_template, std::string("{{ bos_token }}<|start_header_id|>"));
+        const auto tok = Tokenizer::from_embedded(*hf.vocab);
+        QCOMPARE(tok->vocab_size(), 128256);
+        QCOMPARE(tok->bos_id(), kBeginOfText);
+        QCOMPARE(tok->eos_id(), 128001);
+        QVERIFY(tok->ends_generation(128008));
+        QVERIFY(tok->ends_generation(kEotId));
+        const QString mismatches = test::vector_mismatches(*tok, all_cases(stem));
+        QVERIFY2(mismatches.isEmpty(), qPrintable(mismatches));
+        // --tokenizer may name the file or its folder.
+        QCOMPARE(tokenizer_from_path(dir.filePath("tokenizer.json").toStdString()).embedded->tokens.size(), size_t(128256));
+        QCOMPARE(tokenizer_from_path(dir.path().toStdString()).embedded->merges.size(), vocab.merges.size());
+    }
+
+    void hostileTokenizerJson_data() {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("expected");
+        const QByteArray pre = R"("pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "Split", "pattern": {"Regex": "\\s+"}}]})";
+        QTest::newRow("WordPiece") << QByteArray(R"({"model": {"type": "WordPiece", "vocab": {}}})") << "model type WordPiece is not supported";
+        QTest::newRow("other pattern") << QByteArray(R"({"model": {"type": "BPE", "vocab": {}, "merges": []}, )") + pre + "}" << "Split pattern '\\s+' is not one LlamaDesk knows; supported: llama-bpe";
+        QTest::newRow("no pre-tokenizer") << QByteArray(R"({"model": {"type": "BPE", "vocab": {}, "merges": []}})") << "has no pre_tokenizer";
+        QTest::newRow("not JSON") << QByteArray(R"({"model": )") << "tokenizer.json";
+    }
+    void hostileTokenizerJson() {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, expected);
+        QTemporaryDir dir;
+        QFile file(dir.filePath("tokenizer.json"));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(json);
+        file.close();
+        const auto error = engine_error_of([&] { read_hf_tokenizer(dir.path().toStdString()); });
+        QVERIFY2(error, "the file was accepted");
+        QVERIFY2(QString(error->what()).contains(expected), error->what());
+    }
+
+    void tokenizerJsonWithGapsOrRepeats() {
+        QTemporaryDir dir;
+        EmbeddedVocab v = make_bpe_vocab(tiny_merges());
+        write_hf_tokenizer(v, dir.path().toStdString());
+        QVERIFY(Tokenizer::from_embedded(*read_hf_tokenizer(dir.path().toStdString()).vocab)->vocab_size() == int(v.tokens.size()));
+        v.merges.push_back("a qz");
+        write_hf_tokenizer(v, dir.path().toStdString());
+        const auto error = engine_error_of([&] { Tokenizer::from_embedded(*read_hf_tokenizer(dir.path().toStdString()).vocab); });
+        QVERIFY(error);
+        QVERIFY2(QString(error->what()).contains("names 'qz', which is not a token"), error->what());
     }
 
     // What a person types is text: no special token comes out of encode().
