@@ -1,6 +1,7 @@
 #include "tokenizer/bpe_tokenizer.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <queue>
 
@@ -26,7 +27,35 @@ std::string printable(std::string_view s) {
     return s.size() > 64 ? out + "..." : out;
 }
 
+// Words up to this many bytes merge by scanning their pairs, as tiktoken does; longer ones (a run of
+// spaces, a long line of one letter) through a heap, so no word costs O(n²).
+constexpr size_t kShortWord = 64;
+
 }  // namespace
+
+void BpeTokenizer::MergeTable::reserve(size_t n) {
+    size_t size = 16;
+    while (size < 2 * n) size *= 2;
+    slots_.assign(size, Slot{});
+    shift_ = 64 - __builtin_ctzll(size);
+}
+
+bool BpeTokenizer::MergeTable::insert(uint64_t key, Merge merge) {
+    for (size_t i = slot_of(key);; i = (i + 1) & (slots_.size() - 1)) {
+        if (slots_[i].key == key) return false;
+        if (slots_[i].key == kEmpty) {
+            slots_[i] = {key, merge};
+            return true;
+        }
+    }
+}
+
+const BpeTokenizer::Merge* BpeTokenizer::MergeTable::find(uint64_t key) const {
+    for (size_t i = slot_of(key);; i = (i + 1) & (slots_.size() - 1)) {
+        if (slots_[i].key == key) return &slots_[i].merge;
+        if (slots_[i].key == kEmpty) return nullptr;
+    }
+}
 
 std::unique_ptr<BpeTokenizer> BpeTokenizer::from_vocab(const EmbeddedVocab& vocab,
                                                        const std::string& origin) {
@@ -97,10 +126,9 @@ std::unique_ptr<BpeTokenizer> BpeTokenizer::from_vocab(const EmbeddedVocab& voca
         const int32_t left = id_of(m.substr(0, space)), right = id_of(m.substr(space + 1));
         const auto merged = tok->id_of_bytes_.find(tok->bytes_[size_t(left)] + tok->bytes_[size_t(right)]);
         if (merged == tok->id_of_bytes_.end()) bad("makes a string that is not a token");
-        if (!tok->merges_.emplace(pair_key(left, right), Merge{int32_t(rank), merged->second}).second)
+        if (!tok->merges_.insert(pair_key(left, right), Merge{int32_t(rank), merged->second}))
             bad("repeats the pair of merges entry " +
-                std::to_string(tok->merges_.at(pair_key(left, right)).rank) +
-                " (each pair has one rank)");
+                std::to_string(tok->merges_.find(pair_key(left, right))->rank) + " (each pair has one rank)");
     }
 
     auto check = [&](const char* what, int32_t id) {
@@ -124,13 +152,44 @@ std::vector<int> BpeTokenizer::encode(std::string_view text, bool add_bos, bool 
     return ids;
 }
 
-// Symbols live in a list over the word's bytes; candidate pairs wait in a heap by (rank, position)
-// and are checked when taken, so a word of n bytes costs O(n log n), never O(n²).
 void BpeTokenizer::encode_word(std::string_view word, std::vector<int>& ids) const {
-    if (const auto whole = id_of_bytes_.find(std::string(word)); whole != id_of_bytes_.end()) {
+    if (const auto whole = id_of_bytes_.find(word); whole != id_of_bytes_.end()) {
         ids.push_back(whole->second);
         return;
     }
+    if (word.size() <= kShortWord) merge_short(word, ids);
+    else merge_long(word, ids);
+}
+
+// The leftmost pair of lowest rank merges, until none can: each step scans the word's pairs.
+void BpeTokenizer::merge_short(std::string_view word, std::vector<int>& ids) const {
+    constexpr int32_t kNone = INT32_MAX;
+    int32_t symbols[kShortWord], ranks[kShortWord];  // ranks[i]: the pair (i, i + 1)
+    size_t n = word.size();
+    for (size_t i = 0; i < n; ++i) symbols[i] = byte_id_[static_cast<unsigned char>(word[i])];
+    auto rank_at = [&](size_t i) {
+        const Merge* m = merges_.find(pair_key(symbols[i], symbols[i + 1]));
+        return m ? m->rank : kNone;
+    };
+    for (size_t i = 0; i + 1 < n; ++i) ranks[i] = rank_at(i);
+    while (n > 1) {
+        size_t best = 0;
+        for (size_t i = 1; i + 1 < n; ++i)
+            if (ranks[i] < ranks[best]) best = i;
+        if (ranks[best] == kNone) break;
+        symbols[best] = merges_.find(pair_key(symbols[best], symbols[best + 1]))->id;
+        std::copy(symbols + best + 2, symbols + n, symbols + best + 1);
+        if (best + 2 < n - 1) std::copy(ranks + best + 2, ranks + n - 1, ranks + best + 1);
+        --n;
+        if (best + 1 < n) ranks[best] = rank_at(best);
+        if (best > 0) ranks[best - 1] = rank_at(best - 1);
+    }
+    ids.insert(ids.end(), symbols, symbols + n);
+}
+
+// The same order through a heap of candidate pairs by (rank, position), each checked when taken
+// (its symbols may have merged since): O(n log n) for a word of n bytes.
+void BpeTokenizer::merge_long(std::string_view word, std::vector<int>& ids) const {
     struct Symbol {
         int32_t id;
         int32_t prev, next;  // -1 at the ends
@@ -151,9 +210,8 @@ void BpeTokenizer::encode_word(std::string_view word, std::vector<int>& ids) con
         if (left < 0) return;
         const int32_t right = symbols[size_t(left)].next;
         if (right < 0) return;
-        const auto it = merges_.find(pair_key(symbols[size_t(left)].id, symbols[size_t(right)].id));
-        if (it != merges_.end())
-            heap.push({it->second.rank, left, symbols[size_t(left)].id, symbols[size_t(right)].id});
+        if (const Merge* m = merges_.find(pair_key(symbols[size_t(left)].id, symbols[size_t(right)].id)))
+            heap.push({m->rank, left, symbols[size_t(left)].id, symbols[size_t(right)].id});
     };
     for (size_t i = 0; i + 1 < word.size(); ++i) offer(int32_t(i));
     while (!heap.empty()) {
@@ -163,7 +221,7 @@ void BpeTokenizer::encode_word(std::string_view word, std::vector<int>& ids) con
         if (left.id != c.left_id || left.next < 0) continue;  // merged away since it was offered
         Symbol& right = symbols[size_t(left.next)];
         if (right.id != c.right_id) continue;
-        left.id = merges_.at(pair_key(c.left_id, c.right_id)).id;
+        left.id = merges_.find(pair_key(c.left_id, c.right_id))->id;
         right.id = -1;
         left.next = right.next;
         if (left.next >= 0) symbols[size_t(left.next)].prev = c.left;
@@ -202,7 +260,7 @@ EmbeddedVocab BpeTokenizer::vocabulary() const {
     for (int id = 0; id < vocab_size(); ++id) v.tokens.push_back(piece(id));
     v.token_types = types_;
     std::vector<std::pair<int32_t, uint64_t>> by_rank;
-    for (const auto& [key, merge] : merges_) by_rank.emplace_back(merge.rank, key);
+    merges_.for_each([&](uint64_t key, const Merge& merge) { by_rank.emplace_back(merge.rank, key); });
     std::sort(by_rank.begin(), by_rank.end());
     for (const auto& [rank, key] : by_rank)
         v.merges.push_back(piece(int(key >> 32)) + " " + piece(int(uint32_t(key))));
