@@ -11,7 +11,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(gguf llama2c safetensors torch_pth hf_config meta_params)
+[ ${#targets[@]} -eq 0 ] && targets=(gguf llama2c safetensors torch_pth hf_config meta_params gguf_vocab tiktoken hf_tokenizer)
 build=$root/build-fuzz
 
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \

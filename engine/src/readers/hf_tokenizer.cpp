@@ -88,12 +88,8 @@ void add_eos_ids(const fs::path& path, std::vector<int32_t>& ids) {
 
 }  // namespace
 
-HfTokenizer read_hf_tokenizer(const std::string& dir) {
-    const fs::path json_path = fs::path(dir) / "tokenizer.json";
-    const std::string where = json_path.string();
-    const std::optional<std::string> text = read_text(json_path, kMaxTokenizerJsonBytes);
-    if (!text) fail(ErrorCode::FileNotFound, where + " does not exist");
-    const JsonValue root = parse_json(*text, where, kMaxTokenizerJsonValues);
+std::shared_ptr<EmbeddedVocab> parse_hf_tokenizer_json(std::string_view text, const std::string& where) {
+    const JsonValue root = parse_json(text, where, kMaxTokenizerJsonValues);
     if (!root.is_object()) fail(ErrorCode::BadFormat, where + " is not a JSON object");
 
     const JsonValue& model = member(root, "model", JsonValue::Kind::Object, where);
@@ -163,6 +159,15 @@ HfTokenizer read_hf_tokenizer(const std::string& dir) {
                                            " is neither \"left right\" nor [left, right]");
         }
     }
+    vocab->bos_id = vocab->eos_id = vocab->unk_id = -1;
+    return vocab;
+}
+
+HfTokenizer read_hf_tokenizer(const std::string& dir) {
+    const fs::path json_path = fs::path(dir) / "tokenizer.json";
+    const std::optional<std::string> text = read_text(json_path, kMaxTokenizerJsonBytes);
+    if (!text) fail(ErrorCode::FileNotFound, json_path.string() + " does not exist");
+    std::shared_ptr<EmbeddedVocab> vocab = parse_hf_tokenizer_json(*text, json_path.string());
 
     HfTokenizer out;
     auto id_of = [&](const std::string& text) -> int32_t {
@@ -170,7 +175,6 @@ HfTokenizer read_hf_tokenizer(const std::string& dir) {
             if (vocab->token_types[id] != 1 && vocab->tokens[id] == text) return int32_t(id);
         return -1;
     };
-    vocab->bos_id = vocab->eos_id = vocab->unk_id = -1;
     const fs::path config_path = fs::path(dir) / "tokenizer_config.json";
     if (const std::optional<std::string> config = read_text(config_path, 16 << 20)) {
         const JsonValue c = parse_json(*config, config_path.string());

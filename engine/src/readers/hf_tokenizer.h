@@ -19,4 +19,8 @@ struct HfTokenizer {
 // is not two tokens), Unsupported (another model type or pre-tokenizer, naming the supported one).
 HfTokenizer read_hf_tokenizer(const std::string& dir);
 
+// tokenizer.json's text alone (no BOS, EOS or end-of-generation ids: those are in the configs);
+// `where` names it in errors.
+std::shared_ptr<EmbeddedVocab> parse_hf_tokenizer_json(std::string_view text, const std::string& where);
+
 }  // namespace llamadesk
