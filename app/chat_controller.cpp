@@ -53,7 +53,8 @@ void ChatController::loadSaved() {
     QStringList errors;
     for (Conversation& c : store_.loadAll(&errors)) {
         Conversation* added = conversations_.append(std::move(c));
-        emit requestRestore(added->id, added->turns(), settings_.systemPromptOf(added->id), added->format);
+        emit requestRestore(added->id, added->turns(), settings_.systemPromptOf(added->id), added->format,
+                            conversation_date(*added));
     }
     for (const QString& e : errors)
         emit errorOccurred("A saved conversation could not be read: " + e);
@@ -66,11 +67,11 @@ void ChatController::loadSaved() {
 void ChatController::restoreAll() {
     for (int row = 0; row < conversations_.rowCount(); ++row) {
         const Conversation* c = conversations_.at(row);
-        emit requestRestore(c->id, c->turns(), settings_.systemPromptOf(c->id), c->format);
+        emit requestRestore(c->id, c->turns(), settings_.systemPromptOf(c->id), c->format, conversation_date(*c));
     }
     if (deleted_) {  // Undo may still bring it back
         const Conversation* c = deleted_->conversation.get();
-        emit requestRestore(c->id, c->turns(), settings_.systemPromptOf(c->id), c->format);
+        emit requestRestore(c->id, c->turns(), settings_.systemPromptOf(c->id), c->format, conversation_date(*c));
     }
 }
 
@@ -112,7 +113,7 @@ Conversation* ChatController::createConversation() {
     c.format = model_format_;
     c.stats.context_length = context_length_;
     Conversation* added = conversations_.prepend(std::move(c));
-    emit requestFormat(added->id, added->format);
+    emit requestFormat(added->id, added->format, conversation_date(*added));
     return added;
 }
 
@@ -300,7 +301,7 @@ void ChatController::onModelLoaded(const QString&, const QString&, const ModelIn
         Conversation* c = conversations_.at(row);
         if (c->messages.isEmpty() && c->format != model_format_) {
             c->format = model_format_;
-            emit requestFormat(c->id, c->format);
+            emit requestFormat(c->id, c->format, conversation_date(*c));
         }
     }
     measure_key_.clear();
@@ -327,7 +328,7 @@ void ChatController::setChatFormat(const QString& format) {
     if (f == c->format)
         return;
     c->format = f;
-    emit requestFormat(c->id, f);
+    emit requestFormat(c->id, f, conversation_date(*c));
     save(c);
     measure_key_.clear();
     emit currentChanged();

@@ -116,9 +116,10 @@ public slots:
 signals:
     void requestGenerate(const QString& key, const QString& text, const llamadesk::GenerateParams& params);
     void requestContinue(const QString& key, const llamadesk::GenerateParams& params);
+    // date: the conversation's day (conversation_date()), which Llama 3.1's header writes.
     void requestRestore(const QString& key, const std::vector<llamadesk::ChatTurn>& turns,
-                        const QString& systemPrompt, llamadesk::ChatFormat format);
-    void requestFormat(const QString& key, llamadesk::ChatFormat format);
+                        const QString& systemPrompt, llamadesk::ChatFormat format, const QString& date);
+    void requestFormat(const QString& key, llamadesk::ChatFormat format, const QString& date);
     void requestReset(const QString& key);
     void requestDelete(const QString& key);
     void requestTruncate(const QString& key, int nTurns);

@@ -1,5 +1,7 @@
 #include "conversation.h"
 
+#include <QLocale>
+
 bool can_continue(const Message& m) {
     using llamadesk::StopReason;
     using llamadesk::stop_reason_name;
@@ -27,6 +29,11 @@ std::vector<llamadesk::ChatTurn> Conversation::turns() const {
             out.back().answer = m.text.toStdString();
     }
     return out;
+}
+
+QString conversation_date(const Conversation& conversation) {
+    if (!conversation.created.isValid()) return {};
+    return QLocale::c().toString(conversation.created.toLocalTime().date(), QStringLiteral("dd MMM yyyy"));
 }
 
 QString format_key(llamadesk::ChatFormat format) {

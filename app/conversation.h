@@ -42,6 +42,9 @@ struct Conversation {
 
 // "chat" / "completion": the saved files' and QML's name of a format.
 QString format_key(llamadesk::ChatFormat format);
+// The day the conversation was created, as Llama 3.1's system header writes a date ("03 Dec 2026"),
+// so its first turn's tokens stay the same across restarts.
+QString conversation_date(const Conversation& conversation);
 llamadesk::ChatFormat format_from_key(const QString& key, llamadesk::ChatFormat fallback);
 
 Q_DECLARE_METATYPE(Conversation)

@@ -18,7 +18,8 @@ public:
     virtual bool has_model() const = 0;
     virtual llamadesk::ModelInfo model_info() const = 0;
 
-    virtual llamadesk::ConversationId create_conversation(llamadesk::ChatFormat format) = 0;
+    // date: the conversation's day for formats that write one (Engine::create_conversation).
+    virtual llamadesk::ConversationId create_conversation(llamadesk::ChatFormat format, const std::string& date) = 0;
     virtual llamadesk::Status set_chat_format(llamadesk::ConversationId id, llamadesk::ChatFormat format) = 0;
     virtual llamadesk::Status reset_conversation(llamadesk::ConversationId id) = 0;
     virtual llamadesk::Status delete_conversation(llamadesk::ConversationId id) = 0;

@@ -102,7 +102,7 @@ ConversationId InferenceWorker::ensure(const QString& key) {
     Entry& entry = conversations_[key];
     if (entry.id >= 0)
         return entry.id;
-    entry.id = backend_->create_conversation(entry.format);
+    entry.id = backend_->create_conversation(entry.format, entry.date);
     if (!entry.pending_turns.empty()) {
         report(key, backend_->restore_turns(entry.id, entry.pending_turns, entry.system_prompt));
         entry.pending_turns.clear();
@@ -111,11 +111,12 @@ ConversationId InferenceWorker::ensure(const QString& key) {
 }
 
 void InferenceWorker::restoreConversation(const QString& key, const std::vector<ChatTurn>& turns,
-                                          const QString& systemPrompt, ChatFormat format) {
-    if (waitForBatch(key, [=, this] { restoreConversation(key, turns, systemPrompt, format); }))
+                                          const QString& systemPrompt, ChatFormat format, const QString& date) {
+    if (waitForBatch(key, [=, this] { restoreConversation(key, turns, systemPrompt, format, date); }))
         return;
     Entry& entry = conversations_[key];
     entry.format = format;
+    entry.date = date.toStdString();
     if (entry.id >= 0) {
         report(key, backend_->set_chat_format(entry.id, format));
         report(key, backend_->restore_turns(entry.id, turns, systemPrompt.toStdString()));
@@ -126,11 +127,12 @@ void InferenceWorker::restoreConversation(const QString& key, const std::vector<
     entry.system_prompt = systemPrompt.toStdString();
 }
 
-void InferenceWorker::setChatFormat(const QString& key, ChatFormat format) {
-    if (waitForBatch(key, [=, this] { setChatFormat(key, format); }))
+void InferenceWorker::setChatFormat(const QString& key, ChatFormat format, const QString& date) {
+    if (waitForBatch(key, [=, this] { setChatFormat(key, format, date); }))
         return;
     Entry& entry = conversations_[key];
     entry.format = format;
+    entry.date = date.toStdString();
     if (entry.id >= 0) {
         report(key, backend_->set_chat_format(entry.id, format));
         publish(key);

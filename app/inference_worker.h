@@ -49,8 +49,8 @@ public slots:
     void setSnapshots(const QString& folder, qint64 budgetBytes);
     // Gives the engine a conversation's turns after a restart; nothing is computed until it is used.
     void restoreConversation(const QString& key, const std::vector<llamadesk::ChatTurn>& turns,
-                             const QString& systemPrompt, llamadesk::ChatFormat format);
-    void setChatFormat(const QString& key, llamadesk::ChatFormat format);
+                             const QString& systemPrompt, llamadesk::ChatFormat format, const QString& date);
+    void setChatFormat(const QString& key, llamadesk::ChatFormat format, const QString& date);
     void generate(const QString& key, const QString& text, const llamadesk::GenerateParams& params);
     void continueAnswer(const QString& key, const llamadesk::GenerateParams& params);
     void resetConversation(const QString& key);
@@ -89,6 +89,7 @@ private:
         std::vector<llamadesk::ChatTurn> pending_turns;
         std::string system_prompt;
         llamadesk::ChatFormat format = llamadesk::ChatFormat::Llama2Chat;
+        std::string date;  // the conversation's day; empty: the engine's today
     };
     using Generation = std::function<llamadesk::GenerationResult(llamadesk::ConversationId,
                                                                  const llamadesk::TokenCallback&)>;

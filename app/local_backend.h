@@ -13,8 +13,8 @@ public:
 
     bool has_model() const override { return engine_.has_model(); }
     llamadesk::ModelInfo model_info() const override { return engine_.model_info(); }
-    llamadesk::ConversationId create_conversation(llamadesk::ChatFormat format) override {
-        return engine_.create_conversation(format);
+    llamadesk::ConversationId create_conversation(llamadesk::ChatFormat format, const std::string& date) override {
+        return engine_.create_conversation(format, date);
     }
     llamadesk::Status set_chat_format(llamadesk::ConversationId id, llamadesk::ChatFormat format) override {
         return engine_.set_chat_format(id, format);

@@ -54,7 +54,7 @@ const RemoteBackend::Conversation* RemoteBackend::find(ConversationId id) const 
     return it == conversations_.end() ? nullptr : &it->second;
 }
 
-ConversationId RemoteBackend::create_conversation(ChatFormat format) {
+ConversationId RemoteBackend::create_conversation(ChatFormat format, const std::string& /*date*/) {
     conversations_[next_id_].format = format;
     return next_id_++;
 }

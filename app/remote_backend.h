@@ -20,7 +20,8 @@ public:
 
     bool has_model() const override { return true; }
     llamadesk::ModelInfo model_info() const override { return info_; }
-    llamadesk::ConversationId create_conversation(llamadesk::ChatFormat format) override;
+    // The date is the server's template's business.
+    llamadesk::ConversationId create_conversation(llamadesk::ChatFormat format, const std::string& date) override;
     llamadesk::Status set_chat_format(llamadesk::ConversationId id, llamadesk::ChatFormat format) override;
     llamadesk::Status reset_conversation(llamadesk::ConversationId id) override;
     llamadesk::Status delete_conversation(llamadesk::ConversationId id) override;

@@ -70,6 +70,7 @@ enum class ChatFormat {
     Llama2Chat,  // <s>[INST] <<SYS>>\n...\n<</SYS>>\n\n user [/INST] answer </s><s>[INST] ...
     Completion,  // plain text continuation
     Llama3Chat,  // <|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\n user<|eot_id|>...
+    Llama31Chat, // Llama3Chat with 3.1's system header: "Cutting Knowledge Date" and "Today Date"
 };
 
 // Every chat format in the order a selector lists them: its key (as conversations are saved and
@@ -259,7 +260,9 @@ public:
     bool has_model() const;
     ModelInfo model_info() const;
 
-    ConversationId create_conversation(ChatFormat format = ChatFormat::Llama2Chat);
+    // date: the conversation's day as Llama 3.1's system header writes it ("26 Jul 2024"), fixed
+    // for its life so earlier tokens never change; empty: today.
+    ConversationId create_conversation(ChatFormat format = ChatFormat::Llama2Chat, const std::string& date = {});
     // The history is rendered again in the new format; the cache is rebuilt when next used.
     Status set_chat_format(ConversationId id, ChatFormat format);
     Status reset_conversation(ConversationId id);   // history emptied, all its blocks freed

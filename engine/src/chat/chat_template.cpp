@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <ctime>
 #include <string_view>
 
 #include "core/error.h"
@@ -49,13 +50,20 @@ void llama3_message(const Tokenizer& tok, std::vector<int>& ids, std::string_vie
     append(ids, tok.encode("\n\n" + content, false));
 }
 
-std::vector<int> llama3_user_turn(const Tokenizer& tok, bool first_turn,
-                                  const std::string& system_prompt, const std::string& user_text) {
+std::vector<int> llama3_user_turn(const Tokenizer& tok, bool first_turn, bool dated,
+                                  const std::string& system_prompt, const std::string& user_text,
+                                  const std::string& date) {
     const int eot = required_special(tok, "<|eot_id|>");
     std::vector<int> ids;
     if (first_turn) {
         ids.push_back(tok.bos_id());
-        if (!system_prompt.empty()) {
+        if (dated) {
+            if (date.empty()) fail(ErrorCode::Internal, "a Llama 3.1 conversation has no date");
+            llama3_message(tok, ids, "system",
+                           "Cutting Knowledge Date: December 2023\nToday Date: " + date + "\n\n" +
+                               strip(system_prompt));
+            ids.push_back(eot);
+        } else if (!system_prompt.empty()) {
             llama3_message(tok, ids, "system", strip(system_prompt));
             ids.push_back(eot);
         }
@@ -70,6 +78,7 @@ std::vector<int> llama3_user_turn(const Tokenizer& tok, bool first_turn,
 
 const std::vector<ChatFormatName>& chat_formats() {
     static const std::vector<ChatFormatName> formats = {
+        {ChatFormat::Llama31Chat, "llama3.1", "Llama 3.1 chat"},
         {ChatFormat::Llama3Chat, "llama3", "Llama 3 chat"},
         {ChatFormat::Llama2Chat, "chat", "Llama 2 chat"},
         {ChatFormat::Completion, "completion", "Plain completion"},
@@ -83,11 +92,22 @@ std::string chat_format_key(ChatFormat format) {
     fail(ErrorCode::InvalidArgument, "chat format " + std::to_string(int(format)) + " does not exist");
 }
 
+std::string today_date() {
+    const std::time_t now = std::time(nullptr);
+    std::tm local{};
+    localtime_r(&now, &local);
+    char text[32];
+    std::strftime(text, sizeof text, "%d %b %Y", &local);
+    return text;
+}
+
 std::vector<int> render_user_turn(const Tokenizer& tok, ChatFormat format, bool first_turn,
-                                  const std::string& system_prompt, const std::string& user_text) {
+                                  const std::string& system_prompt, const std::string& user_text,
+                                  const std::string& date) {
     if (format == ChatFormat::Completion) return tok.encode(user_text, first_turn);
-    if (format == ChatFormat::Llama3Chat)
-        return llama3_user_turn(tok, first_turn, system_prompt, user_text);
+    if (format == ChatFormat::Llama3Chat || format == ChatFormat::Llama31Chat)
+        return llama3_user_turn(tok, first_turn, format == ChatFormat::Llama31Chat, system_prompt,
+                                user_text, date);
 
     // The reference merges the system message into the first user message, then strips it.
     std::string content = user_text;
@@ -99,7 +119,7 @@ std::vector<int> render_user_turn(const Tokenizer& tok, ChatFormat format, bool 
 
 std::vector<int> render_answer(const Tokenizer& tok, ChatFormat format, const std::string& answer) {
     if (format == ChatFormat::Completion) return tok.encode(answer, false);
-    if (format == ChatFormat::Llama3Chat) {
+    if (format == ChatFormat::Llama3Chat || format == ChatFormat::Llama31Chat) {
         std::vector<int> ids = tok.encode(strip(answer), false);
         ids.push_back(required_special(tok, "<|eot_id|>"));
         return ids;
@@ -113,9 +133,18 @@ std::vector<int> render_answer(const Tokenizer& tok, ChatFormat format, const st
     return ids;
 }
 
+std::optional<ChatFormat> chat_format_of_template(const std::string& t) {
+    auto has = [&](std::string_view marker) { return t.find(marker) != std::string::npos; };
+    if (has("Cutting Knowledge Date")) return ChatFormat::Llama31Chat;
+    if (has("<|start_header_id|>")) return ChatFormat::Llama3Chat;
+    if (has("[INST]") && has("<<SYS>>")) return ChatFormat::Llama2Chat;
+    return std::nullopt;
+}
+
 ChatFormat suggested_chat_format(const std::string& chat_template, const std::string& model_name,
                                  const Tokenizer& tok) {
-    if (chat_template.find("<|start_header_id|>") != std::string::npos) return ChatFormat::Llama3Chat;
+    if (const auto family = chat_format_of_template(chat_template)) return *family;
+    // A template of another family still marks a chat model; Llama 2's is the nearest we render.
     if (!chat_template.empty()) return ChatFormat::Llama2Chat;
     if (tok.special_id("<|eot_id|>") >= 0 && tok.special_id("<|start_header_id|>") >= 0)
         return ChatFormat::Llama3Chat;
@@ -128,7 +157,8 @@ ChatFormat suggested_chat_format(const std::string& chat_template, const std::st
 
 std::vector<int> answer_terminator(const Tokenizer& tok, ChatFormat format) {
     if (format == ChatFormat::Completion) return {};
-    if (format == ChatFormat::Llama3Chat) return {required_special(tok, "<|eot_id|>")};
+    if (format == ChatFormat::Llama3Chat || format == ChatFormat::Llama31Chat)
+        return {required_special(tok, "<|eot_id|>")};
     return {tok.eos_id()};
 }
 

@@ -12,7 +12,7 @@ void rebuild_history(Conversation& conv, const Tokenizer& tok) {
         Turn& turn = conv.turns[i];
         turn.begin = int(conv.history.size());
         const std::vector<int> user =
-            render_user_turn(tok, conv.format, i == 0, conv.system_prompt, turn.user);
+            render_user_turn(tok, conv.format, i == 0, conv.system_prompt, turn.user, conv.date);
         const std::vector<int> answer = render_answer(tok, conv.format, turn.answer);
         conv.history.insert(conv.history.end(), user.begin(), user.end());
         conv.history.insert(conv.history.end(), answer.begin(), answer.end());
@@ -39,10 +39,10 @@ void note_eviction(Conversation& conv, const Eviction& eviction) {
 TurnSize measure_user_turn(const Tokenizer& tok, const Conversation& conv, const std::string& user_text,
                            const std::string& system_prompt, int context_length) {
     TurnSize s;
-    s.alone_tokens = int(render_user_turn(tok, conv.format, true, system_prompt, user_text).size());
+    s.alone_tokens = int(render_user_turn(tok, conv.format, true, system_prompt, user_text, conv.date).size());
     s.message_tokens = conv.turns.empty()
                            ? s.alone_tokens
-                           : int(render_user_turn(tok, conv.format, false, conv.system_prompt, user_text).size());
+                           : int(render_user_turn(tok, conv.format, false, conv.system_prompt, user_text, conv.date).size());
     s.history_tokens = int(conv.history.size());
     s.context_length = context_length;
     return s;

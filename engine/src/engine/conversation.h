@@ -24,6 +24,7 @@ struct Conversation {
     ConversationId id = 0;
     ChatFormat format = ChatFormat::Llama2Chat;
     std::string system_prompt;        // Llama2Chat: merged into the first turn
+    std::string date;                 // Llama31Chat's "Today Date", fixed when it was created
     std::vector<Turn> turns;
     std::vector<int32_t> history;     // every token of the conversation so far, in order
     bool history_stale = false;       // turns not yet tokenized with the current tokenizer

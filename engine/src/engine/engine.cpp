@@ -34,9 +34,9 @@ bool Engine::has_model() const { return impl_->model != nullptr; }
 ModelInfo Engine::model_info() const { return impl_->model ? impl_->model->info : ModelInfo{}; }
 
 // Returns 0 (never a valid id) if even the bookkeeping cannot be allocated.
-ConversationId Engine::create_conversation(ChatFormat format) {
+ConversationId Engine::create_conversation(ChatFormat format, const std::string& date) {
     ConversationId id = 0;
-    guarded([&] { id = impl_->create(format); });
+    guarded([&] { id = impl_->create(format, date); });
     return id;
 }
 

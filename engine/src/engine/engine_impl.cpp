@@ -40,11 +40,12 @@ const Conversation& Engine::Impl::find(ConversationId id) const {
     return const_cast<Impl*>(this)->find(id);
 }
 
-ConversationId Engine::Impl::create(ChatFormat format) {
+ConversationId Engine::Impl::create(ChatFormat format, const std::string& date) {
     const ConversationId id = next_id++;
     Conversation& conv = conversations[id];
     conv.id = id;
     conv.format = format;
+    conv.date = date.empty() ? today_date() : date;
     return id;
 }
 

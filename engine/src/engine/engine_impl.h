@@ -23,7 +23,7 @@ struct Engine::Impl {
     Conversation& find(ConversationId id);
     const Conversation& find(ConversationId id) const;
 
-    ConversationId create(ChatFormat format);
+    ConversationId create(ChatFormat format, const std::string& date);
     void set_format(ConversationId id, ChatFormat format);
     void reset(ConversationId id);
     void remove(ConversationId id);

@@ -152,7 +152,7 @@ private:
         const bool first_turn = conv_.turns.empty();
         const std::string& system_prompt = first_turn ? params_.system_prompt : conv_.system_prompt;
         const std::vector<int> turn =
-            render_user_turn(*m_.tokenizer, conv_.format, first_turn, system_prompt, user_text);
+            render_user_turn(*m_.tokenizer, conv_.format, first_turn, system_prompt, user_text, conv_.date);
         const TurnSize size{int(turn.size()), 0, int(conv_.history.size()), m_.context_length()};
         const int before = size.history_tokens;
         const int after = before + size.message_tokens;

@@ -37,13 +37,21 @@ const char* usage() {
     return "usage: llamadesk-cli [--model PATH] [options] (--prompt TEXT | --chat)\n"
            "       llamadesk-cli (--model PATH | --tokenizer PATH) --tokenize TEXT\n"
            "       llamadesk-cli [--model PATH] --perplexity FILE [--json]\n"
+           "       llamadesk-cli [--model PATH] [--chat-template FILE.jinja|FAMILY] --messages FILE.json --print-prompt\n"
            "       llamadesk-cli --remote URL [--api-key-file FILE] [--model NAME] [options] (--prompt TEXT | --chat)\n"
            "\n"
            "  --model PATH          checkpoint file (.gguf, .bin) or a Meta / Hugging Face folder\n"
            "                        (default: the built-in model, LlamaDesk Guide)\n"
            "  --tokenizer PATH      SentencePiece tokenizer.model or a GGUF vocabulary (default: the model's own, or one beside it)\n"
            "  --prompt TEXT         complete TEXT; stdout gets TEXT followed by the generated text\n"
-           "  --chat                interactive Llama 2 chat (default); /new starts over, /quit or EOF ends\n"
+           "  --chat                interactive chat in the model's format (default; Llama 2 chat for a\n"
+           "                        completion model); /new starts over, /quit or EOF ends\n"
+           "  --print-prompt        print the exact prompt the chat format makes of --messages (a JSON\n"
+           "                        list of {\"role\": \"system\"|\"user\"|\"assistant\", \"content\": ...}),\n"
+           "                        special tokens as text, the answer's header appended, then exit\n"
+           "  --chat-template T     the chat format: a Jinja template file (its family is detected) or a\n"
+           "                        family: llama3.1, llama3, chat (Llama 2), completion (default: the model's)\n"
+           "  --date D              Llama 3.1's \"Today Date\", e.g. \"26 Jul 2024\" (default: today)\n"
            "  --tokenize TEXT       print the token ids the model sees for TEXT (BOS first)\n"
            "  --perplexity FILE     score FILE's text: mean negative log-likelihood of every token after BOS\n"
            "                        and its exp; text longer than the context goes in windows of the\n"
@@ -82,7 +90,7 @@ Options parse_options(int argc, char** argv) {
     auto set_mode = [&](Mode m, const std::string& option) {
         if (have_mode)
             fail(ErrorCode::InvalidArgument,
-                 "choose one of --prompt, --chat, --tokenize and --perplexity (" + option + ")");
+                 "choose one of --prompt, --chat, --tokenize, --perplexity and --print-prompt (" + option + ")");
         have_mode = true;
         o.mode = m;
     };
@@ -102,6 +110,10 @@ Options parse_options(int argc, char** argv) {
         else if (a == "--tokenize") { set_mode(Mode::Tokenize, a); o.text = value(); }
         else if (a == "--perplexity") { set_mode(Mode::Perplexity, a); o.text = value(); }
         else if (a == "--json") o.json = true;
+        else if (a == "--print-prompt") set_mode(Mode::PrintPrompt, a);
+        else if (a == "--messages") o.messages_file = value();
+        else if (a == "--chat-template") o.chat_template = value();
+        else if (a == "--date") o.date = value();
         else if (a == "-n") o.generate.max_new_tokens = parse_number<int>(a, value());
         else if (a == "--temperature") o.generate.sampling.temperature = parse_number<float>(a, value());
         else if (a == "--top-k") o.generate.sampling.top_k = parse_number<int>(a, value());
@@ -138,6 +150,8 @@ Options parse_options(int argc, char** argv) {
                      "(LLAMADESK_BUILTIN_MODEL names it elsewhere)");
     }
     if (o.json && o.mode != Mode::Perplexity) fail(ErrorCode::InvalidArgument, "--json goes with --perplexity");
+    if ((o.mode == Mode::PrintPrompt) != !o.messages_file.empty())
+        fail(ErrorCode::InvalidArgument, "--print-prompt and --messages FILE go together");
     if (const Status s = validate_sampling(o.generate.sampling); !s.ok()) fail(s.code, s.message);
     if (o.load.n_threads < 0) fail(ErrorCode::InvalidArgument, "--threads cannot be negative");
     return o;

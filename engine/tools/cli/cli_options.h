@@ -8,7 +8,7 @@
 
 namespace llamadesk::cli {
 
-enum class Mode { Prompt, Chat, Tokenize, Perplexity };
+enum class Mode { Prompt, Chat, Tokenize, Perplexity, PrintPrompt };
 
 // A server speaking the OpenAI-compatible API, instead of a checkpoint (--remote).
 struct RemoteOptions {
@@ -26,6 +26,9 @@ struct Options {
     GenerateParams generate;
     bool stats = false;
     bool json = false;  // --perplexity: one JSON object on stdout
+    std::string messages_file;  // --print-prompt: [{"role": ..., "content": ...}]
+    std::string chat_template;  // --chat-template: a .jinja file or a family's key; empty: detected
+    std::string date;           // --date: Llama 3.1's "Today Date"; empty: today
     bool help = false;
 };
 

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "cli_options.h"
+#include "print_prompt.h"
 #include "interrupt.h"
 #include "remote_mode.h"
 #include "core/error.h"
@@ -184,6 +185,7 @@ int main(int argc, char** argv) {
         case cli::Mode::Prompt: run_prompt(o); break;
         case cli::Mode::Chat: run_chat(o); break;
         case cli::Mode::Perplexity: run_perplexity(o); break;
+        case cli::Mode::PrintPrompt: cli::run_print_prompt(o); break;
         }
         return 0;
     } catch (...) {

@@ -114,7 +114,11 @@ private slots:
         QFile file(jinja);
         QVERIFY(file.open(QIODevice::ReadOnly));
         const auto llama3 = Tokenizer::from_embedded(*read_gguf_vocabulary(vocab.toStdString()));
-        QCOMPARE(suggested_chat_format(file.readAll().toStdString(), "x", *llama3), ChatFormat::Llama3Chat);
+        QCOMPARE(suggested_chat_format(file.readAll().toStdString(), "x", *llama3), ChatFormat::Llama31Chat);
+        QCOMPARE(suggested_chat_format("{{ bos_token }}<|start_header_id|>", "x", *llama3), ChatFormat::Llama3Chat);
+        // A template of a family not rendered still marks a chat model.
+        QCOMPARE(chat_format_of_template("{{ '[INST] ' + m }}"), std::nullopt);
+        QCOMPARE(suggested_chat_format("{{ '[INST] ' + m }}", "x", *tok_), ChatFormat::Llama2Chat);
         QCOMPARE(suggested_chat_format("", "Meta-Llama-3-8B", *llama3), ChatFormat::Llama3Chat);
         QCOMPARE(suggested_chat_format("", "llama-2-7b-chat", *tok_), ChatFormat::Llama2Chat);
     }

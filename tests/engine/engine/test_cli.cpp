@@ -10,6 +10,8 @@
 #include <cmath>
 
 #include "engine_fixtures.h"
+#include "readers/gguf_reader.h"
+#include "synthetic/synthetic_model.h"
 #include "test_support.h"
 #include "tokenizer/tokenizer.h"
 
@@ -36,8 +38,67 @@ class TestCli : public QObject {
         return path;
     }
 
+    // A small Llama 3-shaped GGUF with the real vocabulary and no chat template.
+    QString llama3_model() {
+        const QString path = dir_.filePath("llama3-test.gguf");
+        if (QFile::exists(path)) return path;
+        const auto vocab = read_gguf_vocabulary(test::shared_path("llama3/ggml-vocab-llama-bpe.gguf").toStdString());
+        ModelConfig c = test::small_config(2, 1, 16, 128);
+        c.vocab_size = int(vocab->tokens.size());
+        Checkpoint ckpt = make_synthetic_checkpoint(c, DType::F32, 3);
+        ckpt.tokenizer.embedded = vocab;
+        write_gguf(ckpt, path.toStdString());
+        return path;
+    }
+
 private slots:
     void initTestCase() { QVERIFY(dir_.isValid()); }
+
+    // The real Llama 3.1 and 3.2 templates, rendered ahead of time by jinja2
+    // (engine/tools/chat/make_template_cases.py): the printed prompt is the same, byte for byte,
+    // whether the family comes from the template file or is named.
+    void print_prompt_matches_the_real_templates_data() {
+        QTest::addColumn<QString>("templ");
+        QTest::addColumn<int>("n");
+        for (const char* t : {"meta-llama-Llama-3.1-8B-Instruct", "meta-llama-Llama-3.2-3B-Instruct"})
+            for (int n = 1; n <= 5; ++n) QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(t).arg(n))) << QString(t) << n;
+    }
+    void print_prompt_matches_the_real_templates() {
+        QFETCH(QString, templ);
+        QFETCH(int, n);
+        LLAMADESK_REQUIRE_SHARED(jinja, "llama3/" + templ + ".jinja");
+        const QString data = QStringLiteral(LLAMADESK_TEST_DATA_DIR "/chat/");
+        QFile expected(data + QStringLiteral("%1-%2.txt").arg(templ).arg(n));
+        QVERIFY(expected.open(QIODevice::ReadOnly));
+        const QByteArray want = expected.readAll();
+        const QString messages = data + QStringLiteral("messages-%1.json").arg(n);
+        for (const QString& chosen : {jinja, QStringLiteral("llama3.1")}) {
+            const test::ProgramRun r = run_cli({"--model", llama3_model(), "--chat-template", chosen, "--messages", messages,
+                                                "--print-prompt", "--date", "26 Jul 2024"});
+            QCOMPARE(r.exit_code, 0);
+            QCOMPARE(r.out, want);
+        }
+    }
+
+    void print_prompt_refuses_unknown_templates_and_bad_lists() {
+        LLAMADESK_REQUIRE_SHARED(mistral, "llama3/mistralai-Mistral-Nemo-Instruct-2407.jinja");
+        const QString messages = QStringLiteral(LLAMADESK_TEST_DATA_DIR "/chat/messages-1.json");
+        const test::ProgramRun r = run_cli({"--model", llama3_model(), "--chat-template", mistral, "--messages", messages, "--print-prompt"});
+        QCOMPARE(r.exit_code, 1);
+        QVERIFY2(r.err.contains("is of none of the families LlamaDesk renders; pass one of llama3.1, llama3, chat, completion"), r.err.constData());
+        const QString ends_with_answer = write_file("answer-last.json", R"([{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}])");
+        const test::ProgramRun bad = run_cli({"--model", llama3_model(), "--messages", ends_with_answer, "--print-prompt"});
+        QCOMPARE(bad.exit_code, 1);
+        QVERIFY2(bad.err.contains("ends with the assistant's message"), bad.err.constData());
+    }
+
+    // Without a template, <|eot_id|> in the vocabulary means Llama 3; --chat says which format it uses.
+    void chat_names_the_detected_family() {
+        LLAMADESK_REQUIRE_SHARED(vocab, "llama3/ggml-vocab-llama-bpe.gguf");
+        const test::ProgramRun r = run_cli({"--model", llama3_model(), "--chat", "--temperature", "0", "-n", "2"}, "/quit\n");
+        QCOMPARE(r.exit_code, 0);
+        QVERIFY2(r.err.contains("chat (Llama 3 chat)"), r.err.constData());
+    }
 
     void prompt_prints_the_published_text() {
         LLAMADESK_REQUIRE_SHARED(model, "models/stories260K/stories260K.bin");
