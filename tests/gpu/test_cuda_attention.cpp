@@ -119,8 +119,9 @@ private slots:
         s.layout = layout;
         s.start_pos = d_start.as<int32_t>();
         s.block_table = d_table.as<int32_t>();
-        const float theta = 10000.0f;
-        cuda::rope_write_kv(d_qkv.as<float>(), s, theta, d_pool.get(), kv_dtype, stream_->get());
+        // Llama 3.1's scaling over a short original context, so these positions reach scaled pairs.
+        const RopeParams rope_params{10000.0f, {8.0f, 1.0f, 4.0f, 64}};
+        cuda::rope_write_kv(d_qkv.as<float>(), s, rope_params, d_pool.get(), kv_dtype, stream_->get());
         cuda::attention(d_qkv.as<float>(), s, d_pool.get(), kv_dtype, n_splits, d_partials.as<float>(),
                         d_out.get(), DType::F32, stream_->get());
 
@@ -132,7 +133,7 @@ private slots:
             std::copy(src + q_dim, src + q_dim + kv_dim, k.begin() + size_t(t) * kv_dim);
             std::copy(src + q_dim + kv_dim, src + row, v.begin() + size_t(t) * kv_dim);
         }
-        cpu::Rope rope(head_dim, theta);
+        cpu::Rope rope(head_dim, rope_params);
         rope.cover(start_pos + n_tokens);
         rope.apply(q.data(), n_tokens, n_heads, start_pos);
         rope.apply(k.data(), n_tokens, n_kv_heads, start_pos);

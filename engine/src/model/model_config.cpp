@@ -45,6 +45,17 @@ void validate_config(const ModelConfig& c, const std::string& source) {
     if (!std::isfinite(c.rope_theta) || c.rope_theta <= 1.0f)
         fail(ErrorCode::BadFormat, source + ": rope_theta " + std::to_string(c.rope_theta) +
                                        " must be a finite number above 1");
+    const RopeScaling& s = c.rope_scaling;
+    if (s.enabled() && !(std::isfinite(s.factor) && s.factor >= 1.0f && s.factor <= 1024.0f &&
+                         std::isfinite(s.low_freq_factor) && std::isfinite(s.high_freq_factor) &&
+                         s.low_freq_factor > 0.0f && s.high_freq_factor > s.low_freq_factor &&
+                         s.original_context >= 1 && s.original_context <= kMaxSeqLen))
+        fail(ErrorCode::BadFormat, source + ": RoPE scaling factor " + std::to_string(s.factor) + ", low_freq_factor " +
+                                       std::to_string(s.low_freq_factor) + ", high_freq_factor " +
+                                       std::to_string(s.high_freq_factor) + ", original context " +
+                                       std::to_string(s.original_context) +
+                                       " is out of range (factor 1 to 1024, 0 < low < high, context 1 to " +
+                                       std::to_string(kMaxSeqLen) + ")");
     if (!std::isfinite(c.norm_eps) || c.norm_eps <= 0.0f || c.norm_eps > 0.1f)
         fail(ErrorCode::BadFormat, source + ": norm_eps " + std::to_string(c.norm_eps) +
                                        " must be in (0, 0.1]");

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "model/rope.h"
+
 namespace llamadesk {
 
 // An aggregate: ModelConfig{dim, hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size, seq_len}.
@@ -17,6 +19,9 @@ struct ModelConfig {
     int seq_len = 0;      // context length
     float rope_theta = 10000.0f;
     float norm_eps = 1e-5f;
+    RopeScaling rope_scaling;  // Llama 3.1's; none by default
+
+    RopeParams rope() const { return {rope_theta, rope_scaling}; }
 
     int head_dim() const { return dim / n_heads; }
     int kv_dim() const { return n_kv_heads * head_dim(); }

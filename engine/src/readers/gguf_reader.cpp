@@ -3,9 +3,11 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <unordered_map>
 
 #include "core/error.h"
+#include "model/rope.h"
 #include "model/tensor_slots.h"
 #include "readers/checkpoint_storage.h"
 #include "readers/ggml_types.h"
@@ -165,6 +167,28 @@ void bind(const GgufFile& f, const GgufTensorInfo& t, const TensorSlot& slot, co
     *slot.view = TensorView{slot.name, dtype, slot.rows, slot.cols, data};
 }
 
+// Llama 3.1's scaling from rope_freqs.weight (one F32 divisor per rotary pair), checked against
+// the formula every backend computes, so the backends need no table of their own.
+RopeScaling rope_scaling_of(const GgufFile& f, const GgufTensorInfo& t, const ModelConfig& c, const uint8_t* base) {
+    const int pairs = c.head_dim() / 2;
+    if (t.type != 0 || t.n_dims != 1 || t.ne[0] != pairs)
+        fail(ErrorCode::BadFormat, f.path + ": tensor rope_freqs.weight should be " + std::to_string(pairs) +
+                                       " F32 values (one per rotary pair), not type " + std::to_string(t.type) +
+                                       " with " + std::to_string(t.ne[0]) + " in " + std::to_string(t.n_dims) + " dimensions");
+    const uint8_t* data = base + f.data_offset + t.offset;
+    std::vector<float> factors(static_cast<size_t>(pairs));
+    std::memcpy(factors.data(), data, factors.size() * sizeof(float));
+    for (size_t i = 0; i < factors.size(); ++i)
+        if (!std::isfinite(factors[i]) || factors[i] <= 0.0f)
+            fail(ErrorCode::BadFormat, f.path + ": rope_freqs.weight[" + std::to_string(i) + "] = " +
+                                           number_text(factors[i]) + " is not a positive number");
+    const int original = config_int(f, "llama.rope.scaling.original_context_length", 8192);
+    std::string mismatch;
+    const std::optional<RopeScaling> s = rope_scaling_of_factors(factors, c.head_dim(), c.rope_theta, original, &mismatch);
+    if (!s) fail(ErrorCode::Unsupported, f.path + ": rope_freqs.weight is not Llama 3.1's scaling: " + mismatch);
+    return *s;
+}
+
 }  // namespace
 
 std::shared_ptr<EmbeddedVocab> read_gguf_vocabulary(const std::string& path) {
@@ -188,10 +212,8 @@ Checkpoint read_gguf_checkpoint(std::shared_ptr<const MappedFile> file, bool wit
     ckpt.path = file->path();
     ckpt.format = "gguf";
     ckpt.config = config_of(f, by_name);
-    // Llama 3.1's scaled frequencies are not applied yet; refused rather than answered wrongly.
-    if (by_name.count("rope_freqs.weight"))
-        fail(ErrorCode::Unsupported, f.path + ": tensor rope_freqs.weight (Llama 3.1 RoPE scaling) is not "
-                                              "supported yet (plain RoPE only)");
+    if (const auto it = by_name.find("rope_freqs.weight"); it != by_name.end())
+        ckpt.config.rope_scaling = rope_scaling_of(f, *it->second, ckpt.config, file->data());
     const bool tied = by_name.count("output.weight") == 0;
     auto storage = std::make_shared<CheckpointStorage>();
     for (const TensorSlot& slot : tensor_slots(ckpt.config, ckpt.weights, !tied)) {

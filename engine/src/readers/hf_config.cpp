@@ -73,11 +73,12 @@ void check_architecture(const JsonValue& root, const Fields& f, const std::strin
     if (const JsonValue* scaling = root.find("rope_scaling"); scaling && scaling->kind != JsonValue::Kind::Null) {
         const JsonValue* type = scaling->is_object() ? scaling->find("rope_type") : nullptr;
         if (type == nullptr && scaling->is_object()) type = scaling->find("type");
-        const bool plain = type && type->kind == JsonValue::Kind::String && type->string == "default";
-        if (!plain)
+        const bool known = type && type->kind == JsonValue::Kind::String &&
+                           (type->string == "default" || type->string == "llama3");
+        if (!known)
             fail(ErrorCode::Unsupported, path + ": rope_scaling " +
                                              (type && type->kind == JsonValue::Kind::String ? type->string.substr(0, 32) : "") +
-                                             " is not supported (plain RoPE only)");
+                                             " is not supported (plain RoPE and Llama 3.1's \"llama3\")");
     }
 }
 
@@ -104,6 +105,20 @@ HfConfig parse_hf_config(const std::string& text, const std::string& path) {
     if (const JsonValue* params = f.get("rope_parameters", JsonValue::Kind::Object); params && !theta)
         theta = params->find("rope_theta");
     c.rope_theta = f.real(theta, "rope_theta", c.rope_theta);
+    // Llama 3.1: {"rope_type": "llama3", "factor", "low_freq_factor", "high_freq_factor",
+    // "original_max_position_embeddings"}.
+    if (const JsonValue* scaling = f.get("rope_scaling", JsonValue::Kind::Object)) {
+        const JsonValue* type = scaling->find("rope_type");
+        if (!type) type = scaling->find("type");
+        if (type && type->string == "llama3") {
+            const Fields s(*scaling, path);
+            RopeScaling& r = c.rope_scaling;
+            r.factor = s.real(scaling->find("factor"), "rope_scaling.factor", 8.0f);
+            r.low_freq_factor = s.real(scaling->find("low_freq_factor"), "rope_scaling.low_freq_factor", r.low_freq_factor);
+            r.high_freq_factor = s.real(scaling->find("high_freq_factor"), "rope_scaling.high_freq_factor", r.high_freq_factor);
+            r.original_context = s.integer("original_max_position_embeddings", r.original_context);
+        }
+    }
     out.tie_word_embeddings = f.boolean("tie_word_embeddings", false);
     validate_config(c, path);
     if (const int head_dim = f.integer("head_dim", c.head_dim()); head_dim != c.head_dim())

@@ -68,10 +68,12 @@ MetaParams parse_meta_params(const std::string& text, const std::string& where) 
     c.n_kv_heads = whole("n_kv_heads", false, c.n_heads);
     c.norm_eps = float(number("norm_eps", false, c.norm_eps));
     c.rope_theta = float(number("rope_theta", false, 10000.0));
-    // Llama 3.1's scaled frequencies are not applied yet; refused rather than answered wrongly.
-    if (const JsonValue* scaled = root.find("use_scaled_rope"); scaled && scaled->kind == JsonValue::Kind::Bool && scaled->boolean)
-        fail(ErrorCode::Unsupported, where + ": \"use_scaled_rope\" is true (Llama 3.1 RoPE scaling), which is not "
-                                             "supported yet (plain RoPE only)");
+    // Llama 3.1: Meta's apply_scaling, factor 8 (or rope_scaling_factor), high_freq_factor 4,
+    // low_freq_factor 1, over an original context of 8192.
+    if (const JsonValue* scaled = root.find("use_scaled_rope"); scaled && scaled->kind == JsonValue::Kind::Bool && scaled->boolean) {
+        c.rope_scaling.factor = float(number("rope_scaling_factor", false, 8.0));
+        c.rope_scaling.high_freq_factor = float(number("high_freq_factor", false, 4.0));
+    }
     // Llama 2's params.json has no context length; it was trained at 4096.
     c.seq_len = whole("max_seq_len", false, 4096);
     p.multiple_of = whole("multiple_of", false, 256);

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "model/rope.h"
 #include "model/tensor_slots.h"
 #include "readers/ggml_types.h"
 #include "readers/gguf_file.h"
@@ -64,6 +65,8 @@ void encode_metadata(const Checkpoint& ckpt, Encoder& kv) {
     kv.u32("llama.attention.head_count_kv", uint32_t(c.n_kv_heads));
     kv.f32("llama.attention.layer_norm_rms_epsilon", c.norm_eps);
     kv.f32("llama.rope.freq_base", c.rope_theta);
+    if (c.rope_scaling.enabled())
+        kv.u32("llama.rope.scaling.original_context_length", uint32_t(c.rope_scaling.original_context));
     kv.u32("llama.vocab_size", uint32_t(c.vocab_size));
     if (const EmbeddedVocab* v = ckpt.tokenizer.embedded.get()) {
         kv.string("tokenizer.ggml.model", v->model.empty() ? "llama" : v->model);
@@ -107,11 +110,22 @@ void write_gguf(const Checkpoint& ckpt, const std::string& path) {
         infos.raw<uint64_t>(data_offset);
         data_offset += (uint64_t(t.n_bytes()) + kAlignment - 1) / kAlignment * kAlignment;
     }
+    // Llama 3.1's scaling as llama.cpp's converter writes it: one divisor per rotary pair.
+    const std::vector<float> rope_freqs = ckpt.config.rope_scaling.enabled()
+                                              ? rope_freq_factors(ckpt.config.head_dim(), ckpt.config.rope())
+                                              : std::vector<float>();
+    if (!rope_freqs.empty()) {
+        infos.str("rope_freqs.weight");
+        infos.raw<uint32_t>(1);
+        infos.raw<uint64_t>(rope_freqs.size());
+        infos.raw<uint32_t>(0);  // F32
+        infos.raw<uint64_t>(data_offset);
+    }
 
     FileSink out(path);
     out.write("GGUF", 4);
     out.put<uint32_t>(3);
-    out.put<uint64_t>(slots.size());
+    out.put<uint64_t>(slots.size() + (rope_freqs.empty() ? 0 : 1));
     out.put<uint64_t>(kv.n_keys);
     out.write(kv.bytes.data(), kv.bytes.size());
     out.write(infos.bytes.data(), infos.bytes.size());
@@ -120,6 +134,7 @@ void write_gguf(const Checkpoint& ckpt, const std::string& path) {
         out.write(s.view->data, size_t(s.view->n_bytes()));
         out.pad_to(kAlignment);
     }
+    out.write(rope_freqs.data(), rope_freqs.size() * sizeof(float));
     out.close();
 }
 

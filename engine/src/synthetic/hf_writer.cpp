@@ -36,6 +36,15 @@ struct Entry {
     const ConstTensorSlot* slot;
 };
 
+// transformers' form of Llama 3.1's scaling, or null.
+std::string rope_scaling_json(const RopeScaling& r) {
+    if (!r.enabled()) return "null";
+    std::ostringstream o;
+    o << "{\"rope_type\": \"llama3\", \"factor\": " << r.factor << ", \"low_freq_factor\": " << r.low_freq_factor
+      << ", \"high_freq_factor\": " << r.high_freq_factor << ", \"original_max_position_embeddings\": " << r.original_context << "}";
+    return o.str();
+}
+
 std::string config_json(const ModelConfig& c, bool tied) {
     std::ostringstream j;
     j.precision(9);
@@ -44,7 +53,8 @@ std::string config_json(const ModelConfig& c, bool tied) {
       << ",\n  \"num_hidden_layers\": " << c.n_layers << ",\n  \"num_attention_heads\": " << c.n_heads
       << ",\n  \"num_key_value_heads\": " << c.n_kv_heads << ",\n  \"vocab_size\": " << c.vocab_size
       << ",\n  \"max_position_embeddings\": " << c.seq_len << ",\n  \"rms_norm_eps\": " << c.norm_eps
-      << ",\n  \"rope_theta\": " << c.rope_theta << ",\n  \"rope_scaling\": null,\n  \"tie_word_embeddings\": "
+      << ",\n  \"rope_theta\": " << c.rope_theta << ",\n  \"rope_scaling\": " << rope_scaling_json(c.rope_scaling)
+      << ",\n  \"tie_word_embeddings\": "
       << (tied ? "true" : "false") << ",\n  \"torch_dtype\": \"float32\"\n}\n";
     return j.str();
 }

@@ -151,7 +151,9 @@ void write_meta(const Checkpoint& ckpt, const std::string& dir, int n_shards) {
         j.precision(9);
         j << ", \"n_heads\": " << c.n_heads
           << ", \"n_kv_heads\": " << c.n_kv_heads << ", \"n_layers\": " << c.n_layers << ", \"norm_eps\": " << c.norm_eps
-          << ", \"rope_theta\": " << c.rope_theta << ", \"max_seq_len\": " << c.seq_len << ", \"vocab_size\": -1}\n";
+          << ", \"rope_theta\": " << c.rope_theta << ", \"max_seq_len\": " << c.seq_len << ", \"vocab_size\": -1"
+          << (c.rope_scaling.enabled() ? ", \"use_scaled_rope\": true, \"rope_scaling_factor\": " + std::to_string(c.rope_scaling.factor) : std::string())
+          << "}\n";
         FileSink params((fs::path(dir) / "params.json").string());
         params.write(j.str().data(), j.str().size());
         params.close();

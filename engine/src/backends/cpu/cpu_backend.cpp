@@ -61,7 +61,7 @@ CpuBackend::CpuBackend(const Checkpoint& ckpt, const CpuBackendOptions& opts, co
     : Backend(ckpt.config, kChunkTokens, opts.kv_dtype, kKvDtypes), weights_(ckpt.weights), storage_(ckpt.storage),
       kernels_(kernels),
       pool_(default_threads(opts.n_threads)), attention_(model_config(), pool_.size()),
-      rope_(model_config().head_dim(), model_config().rope_theta) {
+      rope_(model_config().head_dim(), model_config().rope()) {
     const ModelConfig& c = model_config();
     check_weights(c, weights_);
     for (const LayerWeights& l : weights_.layers) norms_.push_back({to_f32(l.attention_norm), to_f32(l.ffn_norm)});

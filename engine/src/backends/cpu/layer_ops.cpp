@@ -49,7 +49,7 @@ void add_in_place(float* x, const float* y, int64_t count) {
     for (int64_t i = 0; i < count; ++i) x[i] += y[i];
 }
 
-Rope::Rope(int head_dim, float rope_theta) : head_dim_(head_dim), rope_theta_(rope_theta) {}
+Rope::Rope(int head_dim, const RopeParams& params) : head_dim_(head_dim), params_(params) {}
 
 void Rope::cover(int n_positions) {
     const int half = head_dim_ / 2;
@@ -60,7 +60,7 @@ void Rope::cover(int n_positions) {
     sin_.resize(cos_.size());
     for (int pos = covered; pos < target; ++pos)
         for (int i = 0; i < half; ++i) {
-            const double freq = std::pow(double(rope_theta_), -2.0 * i / head_dim_);
+            const double freq = rope_frequency(i, head_dim_, params_);
             const double angle = pos * freq;
             cos_[size_t(pos) * half + i] = float(std::cos(angle));
             sin_[size_t(pos) * half + i] = float(std::sin(angle));

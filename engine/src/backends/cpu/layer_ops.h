@@ -6,6 +6,8 @@
 #include <span>
 #include <vector>
 
+#include "model/rope.h"
+
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/kv_storage.h"
 #include "backends/cpu/thread_pool.h"
@@ -33,7 +35,7 @@ void add_in_place(float* x, const float* y, int64_t count);
 // context of 2^21 positions, and its table would then cost gigabytes before a token is read.
 class Rope {
 public:
-    Rope(int head_dim, float rope_theta);
+    Rope(int head_dim, const RopeParams& params);
     // Extends the table to positions 0 .. n_positions - 1 (not thread-safe; call before apply).
     void cover(int n_positions);
     // x (n, n_heads * head_dim) for tokens at positions start_pos .. start_pos + n - 1, all covered
@@ -41,7 +43,7 @@ public:
 
 private:
     int head_dim_;
-    float rope_theta_;
+    RopeParams params_;
     std::vector<float> cos_, sin_;  // (positions covered, head_dim / 2)
 };
 

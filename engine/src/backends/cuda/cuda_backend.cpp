@@ -159,7 +159,7 @@ void CudaBackend::enqueue_forward(int n, int logit_rows) {
         const AttentionShape s = attention_shape(n, l);
         rmsnorm(x, w.attention_norm.as<float>(), n, c.dim, c.norm_eps, xb_.get(), dt, st);
         matmul(w.wqkv, xb_.get(), n, qkv_.as<float>(), false);
-        rope_write_kv(qkv_.as<float>(), s, c.rope_theta, kv_pool_.get(), kv_dtype(), st);
+        rope_write_kv(qkv_.as<float>(), s, c.rope(), kv_pool_.get(), kv_dtype(), st);
         attention(qkv_.as<float>(), s, kv_pool_.get(), kv_dtype(), n == 1 ? decode_splits_ : 1,
                   partials_.as<float>(), att_.get(), dt, st);
         matmul(w.wo, att_.get(), n, x, true);  // x += wo att

@@ -13,6 +13,7 @@
 #include "cache/kv_layout.h"
 #include "llamadesk/engine.h"
 #include "model/dtype.h"
+#include "model/rope.h"
 
 namespace llamadesk::cuda {
 
@@ -42,7 +43,7 @@ struct AttentionShape {
 
 // qkv (n_tokens, (n_heads + 2 n_kv_heads) * head_dim) F32, q | k | v per token. Rotates q in
 // place and writes rotated k and v into the cache slots of positions start_pos + i.
-void rope_write_kv(float* qkv, const AttentionShape& s, float rope_theta, void* kv_pool,
+void rope_write_kv(float* qkv, const AttentionShape& s, const RopeParams& rope, void* kv_pool,
                    DType kv_dtype, cudaStream_t stream);
 
 // out (n_tokens, n_heads * head_dim) in out_dtype = causal softmax(q k^T / sqrt(hd)) v, token i

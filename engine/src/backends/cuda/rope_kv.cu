@@ -6,12 +6,13 @@
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/device_math.cuh"
 #include "backends/cuda/kernels.h"
+#include "model/rope.h"
 
 namespace llamadesk::cuda {
 
 template <typename KvT>
 static __global__ void rope_write_kv_kernel(float* __restrict__ qkv,  // (n_tokens, q_dim + 2 kv_dim)
-                                            AttentionShape s, float rope_theta,
+                                            AttentionShape s, RopeParams rope,
                                             KvT* __restrict__ pool) {  // KvLayout blocks
     const int t = blockIdx.x;
     const int item = blockIdx.y * blockDim.x + threadIdx.x;
@@ -29,7 +30,7 @@ static __global__ void rope_write_kv_kernel(float* __restrict__ qkv,  // (n_toke
         const int head = item / (hd / 2), i = 2 * (item % (hd / 2));
         // in double, as the CPU backend: at position 4000 a float angle is off by ~2e-4 rad
         double sin_d, cos_d;
-        sincos(double(pos) * pow(double(rope_theta), -double(i) / hd), &sin_d, &cos_d);
+        sincos(double(pos) * rope_frequency(i / 2, hd, rope), &sin_d, &cos_d);
         const float sin_a = float(sin_d), cos_a = float(cos_d);
         if (head < s.n_heads) {
             float* qh = q + head * hd;
@@ -52,22 +53,22 @@ static __global__ void rope_write_kv_kernel(float* __restrict__ qkv,  // (n_toke
 }
 
 template <typename KvT>
-static void launch_rope_write_kv(float* qkv, const AttentionShape& s, float rope_theta, KvT* pool,
+static void launch_rope_write_kv(float* qkv, const AttentionShape& s, const RopeParams& rope, KvT* pool,
                                  cudaStream_t stream) {
     const int items = (s.n_heads + s.n_kv_heads) * s.head_dim / 2 + s.n_kv_heads * s.head_dim;
     const dim3 grid(s.n_tokens, ceil_div(items, 128));
-    rope_write_kv_kernel<KvT><<<grid, 128, 0, stream>>>(qkv, s, rope_theta, pool);
+    rope_write_kv_kernel<KvT><<<grid, 128, 0, stream>>>(qkv, s, rope, pool);
     CUDA_CHECK_LAUNCH();
 }
 
-void rope_write_kv(float* qkv, const AttentionShape& s, float rope_theta, void* kv_pool,
+void rope_write_kv(float* qkv, const AttentionShape& s, const RopeParams& rope, void* kv_pool,
                    DType kv_dtype, cudaStream_t stream) {
     if (s.n_tokens <= 0 || s.head_dim <= 0 || s.head_dim % 2 != 0 || s.n_kv_heads <= 0 ||
         s.n_heads % s.n_kv_heads != 0 || s.layout.head_dim != s.head_dim ||
         s.layout.n_kv_heads != s.n_kv_heads || s.layer < 0 || s.layer >= s.layout.n_layers)
         fail(ErrorCode::Internal, "rope_write_kv: shape does not match the KV layout");
     dispatch_kv_dtype(kv_dtype, [&]<typename KvT>() {
-        launch_rope_write_kv<KvT>(qkv, s, rope_theta, static_cast<KvT*>(kv_pool), stream);
+        launch_rope_write_kv<KvT>(qkv, s, rope, static_cast<KvT*>(kv_pool), stream);
     });
 }
 
