@@ -11,11 +11,7 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define LLAMADESK_HD __host__ __device__
-#else
-#define LLAMADESK_HD
-#endif
+#include "core/host_device.h"
 
 namespace llamadesk {
 
@@ -26,11 +22,11 @@ struct KvLayout {
     int block_size = 16;
 
     // elements of one block (K and V, all layers)
-    LLAMADESK_HD int64_t block_elements() const {
+    LLAMADESK_HOST_DEVICE int64_t block_elements() const {
         return int64_t(n_layers) * 2 * n_kv_heads * block_size * head_dim;
     }
     // element offset of (block, layer, K or V, kv_head, offset in block, 0) in the pool
-    LLAMADESK_HD int64_t offset(int32_t block, int layer, int is_value, int kv_head, int in_block) const {
+    LLAMADESK_HOST_DEVICE int64_t offset(int32_t block, int layer, int is_value, int kv_head, int in_block) const {
         return (((int64_t(block) * n_layers + layer) * 2 + is_value) * n_kv_heads + kv_head)
                    * int64_t(block_size) * head_dim
                + int64_t(in_block) * head_dim;
@@ -47,7 +43,7 @@ struct KvSlot {
     int32_t in_block;
 };
 
-LLAMADESK_HD inline KvSlot kv_slot(const int32_t* block_table, int block_size, int pos) {
+LLAMADESK_HOST_DEVICE inline KvSlot kv_slot(const int32_t* block_table, int block_size, int pos) {
     return {block_table[pos / block_size], pos % block_size};
 }
 

@@ -10,11 +10,7 @@
 #include <cmath>
 #include <string>
 
-#ifdef __CUDACC__
-#define LLAMADESK_HOST_DEVICE __host__ __device__
-#else
-#define LLAMADESK_HOST_DEVICE
-#endif
+#include "core/host_device.h"
 
 namespace llamadesk {
 

@@ -132,31 +132,19 @@ private slots:
         const auto t = Tokenizer::from_embedded(*read_gguf_vocabulary(vocab.toStdString()));
         const int bot = 128000, start = 128006, end = 128007, eot = 128009;
         auto text = [&](const std::string& s) { return t->encode(s, false); };
-        std::vector<int> expected = {bot, start};
-        expected = concat(expected, text("system"));
-        expected.push_back(end);
-        expected = concat(expected, text("\n\nBe brief."));
-        expected.push_back(eot);
-        expected.push_back(start);
-        expected = concat(expected, text("user"));
-        expected.push_back(end);
-        expected = concat(expected, text("\n\nHi <|eot_id|>"));
-        expected.push_back(eot);
-        expected.push_back(start);
-        expected = concat(expected, text("assistant"));
-        expected.push_back(end);
-        expected = concat(expected, text("\n\n"));
+        // <|start_header_id|>{role}<|end_header_id|> then "\n\n{content}", each text encoded alone
+        auto message = [&](std::vector<int> ids, const std::string& role, const std::string& content) {
+            ids.push_back(start);
+            ids = concat(ids, text(role));
+            ids.push_back(end);
+            return concat(ids, text("\n\n" + content));
+        };
+        std::vector<int> expected = concat(message({bot}, "system", "Be brief."), {eot});
+        expected = concat(message(expected, "user", "Hi <|eot_id|>"), {eot});
+        expected = message(expected, "assistant", "");
         QCOMPARE(render_user_turn(*t, ChatFormat::Llama3Chat, true, " Be brief.\n", " Hi <|eot_id|> "), expected);
 
-        std::vector<int> later = {start};
-        later = concat(later, text("user"));
-        later.push_back(end);
-        later = concat(later, text("\n\nAgain"));
-        later.push_back(eot);
-        later.push_back(start);
-        later = concat(later, text("assistant"));
-        later.push_back(end);
-        later = concat(later, text("\n\n"));
+        const std::vector<int> later = message(concat(message({}, "user", "Again"), {eot}), "assistant", "");
         QCOMPARE(render_user_turn(*t, ChatFormat::Llama3Chat, false, "ignored", "Again"), later);
         QCOMPARE(render_answer(*t, ChatFormat::Llama3Chat, "Hello! "), concat(text("Hello!"), {eot}));
         QCOMPARE(answer_terminator(*t, ChatFormat::Llama3Chat), std::vector<int>{eot});

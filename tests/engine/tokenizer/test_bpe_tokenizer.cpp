@@ -39,6 +39,19 @@ const Tokenizer& llama3() {
     return *tok;
 }
 
+QString write_file(const QTemporaryDir& dir, const QString& name, const QByteArray& contents) {
+    QFile file(dir.filePath(name));
+    if (!file.open(QIODevice::WriteOnly) || file.write(contents) != contents.size()) qFatal("cannot write %s", qPrintable(name));
+    return file.fileName();
+}
+
+// The message of the EngineError f throws, or a note that it threw none.
+template <class F>
+QString error_of(F&& f) {
+    const auto error = engine_error_of(f);
+    return error ? QString(error->what()) : QStringLiteral("(accepted: no error)");
+}
+
 // Every input of both case sets.
 std::vector<test::VectorCase> all_cases(const QString& vectors) {
     std::vector<test::VectorCase> all = cases_of(vectors);
@@ -139,13 +152,9 @@ private slots:
         QFETCH(QByteArray, json);
         QFETCH(QString, expected);
         QTemporaryDir dir;
-        QFile file(dir.filePath("tokenizer.json"));
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(json);
-        file.close();
-        const auto error = engine_error_of([&] { read_hf_tokenizer(dir.path().toStdString()); });
-        QVERIFY2(error, "the file was accepted");
-        QVERIFY2(QString(error->what()).contains(expected), error->what());
+        const QString path = write_file(dir, "tokenizer.json", json);
+        const QString why = error_of([&] { read_hf_tokenizer(dir.path().toStdString()); });
+        QVERIFY2(why.contains(expected) && why.contains(path), qPrintable(why));
     }
 
     void tokenizerJsonWithGapsOrRepeats() {
@@ -246,14 +255,9 @@ private slots:
         QFETCH(QByteArray, contents);
         QFETCH(QString, expected);
         QTemporaryDir dir;
-        QFile file(dir.filePath("tokenizer.model"));
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(contents);
-        file.close();
-        const auto error = engine_error_of([&] { Tokenizer::from_file(file.fileName().toStdString()); });
-        QVERIFY2(error, "the file was accepted");
-        QVERIFY2(QString(error->what()).contains(expected), error->what());
-        QVERIFY2(QString(error->what()).contains(file.fileName()), error->what());
+        const QString path = write_file(dir, "tokenizer.model", contents);
+        const QString why = error_of([&] { Tokenizer::from_file(path.toStdString()); });
+        QVERIFY2(why.contains(expected) && why.contains(path), qPrintable(why));
     }
 };
 

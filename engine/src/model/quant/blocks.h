@@ -7,11 +7,7 @@
 #include <cstdint>
 
 // The CUDA kernels decode blocks with the same helpers.
-#ifdef __CUDACC__
-#define LLAMADESK_HOST_DEVICE __host__ __device__
-#else
-#define LLAMADESK_HOST_DEVICE
-#endif
+#include "core/host_device.h"
 
 namespace llamadesk::quant {
 
