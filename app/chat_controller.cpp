@@ -295,6 +295,8 @@ void ChatController::onStatsChanged(const QString& key, const ConversationStats&
 
 void ChatController::onModelLoaded(const QString&, const QString&, const ModelInfo& info) {
     model_format_ = info.chat_format;
+    model_format_reason_ = QString::fromStdString(info.chat_format_reason);
+    model_format_known_ = !info.chat_format_guessed;
     context_length_ = info.context_length;
     // Conversations not used yet take the new model's format.
     for (int row = 0; row < conversations_.rowCount(); ++row) {

@@ -37,6 +37,10 @@ class ChatController : public QObject {
     // The current conversation's chat format ("chat" or "completion") and the model's own.
     Q_PROPERTY(QString chatFormat READ chatFormat WRITE setChatFormat NOTIFY currentChanged)
     Q_PROPERTY(QString suggestedFormat READ suggestedFormat NOTIFY currentChanged)
+    // Why the model suggests it ("from its chat template", or that its template is of no family
+    // LlamaDesk renders); suggestedFormatKnown is false in that last case.
+    Q_PROPERTY(QString suggestedFormatReason READ suggestedFormatReason NOTIFY currentChanged)
+    Q_PROPERTY(bool suggestedFormatKnown READ suggestedFormatKnown NOTIFY currentChanged)
     // Every chat format the selector lists: {key, name}, from the engine's one list.
     Q_PROPERTY(QVariantList formats READ formats CONSTANT)
     // What the composer holds for the current conversation, and what it would cost to send.
@@ -68,6 +72,8 @@ public:
     QString chatFormat() const;
     void setChatFormat(const QString& format);
     QString suggestedFormat() const { return format_key(model_format_); }
+    QString suggestedFormatReason() const { return model_format_reason_; }
+    bool suggestedFormatKnown() const { return model_format_known_; }
     static QVariantList formats();
     QString draft() const;
     void setDraft(const QString& text);
@@ -182,6 +188,8 @@ private:
     bool context_full_ = false;
     QString pending_text_;     // a message refused because the context was full
     llamadesk::ChatFormat model_format_ = llamadesk::ChatFormat::Llama2Chat;
+    QString model_format_reason_;
+    bool model_format_known_ = true;
     int context_length_ = 0;
     QTimer measure_timer_;
     QString measure_key_, measure_text_;  // what measure_ describes

@@ -42,6 +42,7 @@ RemoteBackend::RemoteBackend(const Endpoint& endpoint, int timeout_ms) : session
     info_.device = host_and_port(endpoint.base_url).toStdString();
     info_.tokenizer = "the server's";
     info_.chat_format = ChatFormat::Llama2Chat;  // chat messages; the server applies its model's template
+    info_.chat_format_reason = "the server applies its model's template";
 }
 
 RemoteBackend::Conversation* RemoteBackend::find(ConversationId id) {

@@ -1,6 +1,6 @@
-// Above the messages: the conversation's title and its chat format (Llama 3 chat, Llama 2 chat, or
-// plain completion, which continues the text as written, as base and story models were trained
-// for). The model's own suggestion is named when it differs.
+// Above the messages: the conversation's title and its chat format (a chat family, or plain
+// completion, which continues the text as written, as base and story models were trained for).
+// The model's own suggestion is named with the reason for it.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -29,11 +29,20 @@ Rectangle {
             elide: Text.ElideRight
             Layout.fillWidth: true
         }
+        // Which family was detected and why; a template of no family rendered here is a warning.
         Label {
-            visible: header.chat.suggestedFormat !== header.chat.chatFormat
-            text: qsTr("the model suggests %1").arg(header.nameOf(header.chat.suggestedFormat))
-            color: Theme.muted
+            objectName: "detectedFormat"
+            text: !header.chat.suggestedFormatKnown ? header.chat.suggestedFormatReason
+                  : header.chat.suggestedFormat !== header.chat.chatFormat
+                  ? qsTr("the model suggests %1 (%2)").arg(header.nameOf(header.chat.suggestedFormat))
+                                                        .arg(header.chat.suggestedFormatReason)
+                  : qsTr("detected %1").arg(header.chat.suggestedFormatReason)
+            visible: header.chat.suggestedFormatReason !== ""
+            textFormat: Text.PlainText
+            color: header.chat.suggestedFormatKnown ? Theme.muted : Theme.danger
             font.pixelSize: 11
+            elide: Text.ElideRight
+            Layout.maximumWidth: header.width * 0.45
         }
         Label { text: qsTr("Format"); color: Theme.muted; font.pixelSize: 12 }
         ComboBox {

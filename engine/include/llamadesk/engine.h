@@ -71,6 +71,10 @@ enum class ChatFormat {
     Completion,  // plain text continuation
     Llama3Chat,  // <|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\n user<|eot_id|>...
     Llama31Chat, // Llama3Chat with 3.1's system header: "Cutting Knowledge Date" and "Today Date"
+    Mistral,     // <s>[INST]{system}\n\n{user}[/INST]{answer}</s>[INST]{user}[/INST]
+    ChatML,      // <|im_start|>{role}\n{content}<|im_end|>\n, as Hermes 3 writes it
+    Zephyr,      // <|user|>\n{user}</s>\n<|assistant|>\n, as TinyLlama Chat writes it
+    DeepSeekR1,  // <｜begin▁of▁sentence｜>{system}<｜User｜>{user}<｜Assistant｜><think>\n
 };
 
 // Every chat format in the order a selector lists them: its key (as conversations are saved and
@@ -98,9 +102,13 @@ struct ModelInfo {
     std::string device;          // e.g. "AMD EPYC, 2 threads, AVX2" or "NVIDIA H200"
     int n_threads = 0;
     std::string tokenizer;       // where the vocabulary came from
-    // The format this checkpoint was trained for: Llama2Chat when the GGUF carries a chat template
-    // or the name says chat / instruct, else Completion (base and story models continue text).
+    // The format this checkpoint was trained for: the family of its chat template, else Llama 3
+    // chat for a vocabulary with <|eot_id|>, Llama 2 chat for a name saying chat / instruct, else
+    // Completion (base and story models continue text). chat_format_reason says which rule chose
+    // it, and that a template of no family LlamaDesk renders was found, for the person to pick.
     ChatFormat chat_format = ChatFormat::Completion;
+    std::string chat_format_reason;
+    bool chat_format_guessed = false;  // its chat template is of a family not rendered here
 };
 
 // Valid ranges are given first; validate_sampling() checks them and generate() refuses the rest.

@@ -100,7 +100,10 @@ ModelInfo describe(const LoadedModel& m, int n_threads, const std::string& backe
     if (!backend_note.empty()) info.device += "; " + backend_note;
     info.n_threads = m.backend->kind() == BackendKind::Cpu ? n_threads : 0;
     info.tokenizer = m.tokenizer->kind() + ": " + m.checkpoint.tokenizer.describe();
-    info.chat_format = suggested_chat_format(m.checkpoint.chat_template, info.name, *m.tokenizer);
+    const FormatChoice format = suggested_chat_format(m.checkpoint.chat_template, info.name, *m.tokenizer);
+    info.chat_format = format.format;
+    info.chat_format_reason = format.reason;
+    info.chat_format_guessed = format.guessed;
     return info;
 }
 

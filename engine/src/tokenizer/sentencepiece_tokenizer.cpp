@@ -2,6 +2,7 @@
 
 #include <sentencepiece_processor.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 
@@ -85,6 +86,17 @@ std::vector<int> SentencePieceTokenizer::encode(std::string_view text, bool add_
     if (add_bos) ids.push_back(bos_id());
     ids.insert(ids.end(), pieces.begin(), pieces.end());
     if (add_eos) ids.push_back(eos_id());
+    return ids;
+}
+
+std::vector<int> SentencePieceTokenizer::encode_continuation(std::string_view text) const {
+    if (text.empty()) return {};
+    const std::vector<int> lead = encode("\n", false);
+    std::vector<int> ids = encode("\n" + std::string(text), false);
+    if (ids.size() < lead.size() || !std::equal(lead.begin(), lead.end(), ids.begin()))
+        fail(ErrorCode::Internal, "this SentencePiece vocabulary merges a newline with the text after it, so a "
+                                  "prompt cannot be continued without a leading space");
+    ids.erase(ids.begin(), ids.begin() + std::ptrdiff_t(lead.size()));
     return ids;
 }
 

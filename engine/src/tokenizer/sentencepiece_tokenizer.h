@@ -24,6 +24,9 @@ public:
 
     // SentencePiece encoding, dummy-prefix space included.
     std::vector<int> encode(std::string_view text, bool add_bos, bool add_eos = false) const override;
+    // Encoded after a newline, whose pieces (the lone "▁" and the byte <0x0A>) merge with nothing,
+    // which are then dropped.
+    std::vector<int> encode_continuation(std::string_view text) const override;
     // SentencePiece decoding: the first piece's dummy-prefix space is dropped.
     std::string decode(const std::vector<int>& ids) const override;
     // "▁" becomes a space; after BOS, or with prev < 0, the leading space is dropped (so streaming

@@ -29,6 +29,10 @@ public:
 
     // The text as plain characters, BOS first when add_bos.
     virtual std::vector<int> encode(std::string_view text, bool add_bos, bool add_eos = false) const = 0;
+    // The text as it continues a prompt (after a special token, or after text encoded before it):
+    // SentencePiece puts no dummy-prefix space there, as llama.cpp and Hugging Face's non-legacy
+    // Llama tokenizer do not. Byte-level BPE has no such space, so it is encode(text, false).
+    virtual std::vector<int> encode_continuation(std::string_view text) const { return encode(text, false); }
     // Control tokens vanish; bytes that do not form valid UTF-8 become U+FFFD (one per byte).
     // Ids outside the vocabulary throw EngineError(InvalidArgument).
     virtual std::string decode(const std::vector<int>& ids) const = 0;

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <string>
 
+#include "chat/chat_template.h"
 #include "cli_options.h"
 #include "print_prompt.h"
 #include "interrupt.h"
@@ -144,13 +145,16 @@ void run_chat(const cli::Options& o) {
     Engine engine;
     load(engine, o);
     // The checkpoint's own chat format; a model made for completion is still asked in Llama 2's.
-    ChatFormat format = engine.model_info().chat_format;
-    if (format == ChatFormat::Completion) format = ChatFormat::Llama2Chat;
+    const ModelInfo info = engine.model_info();
+    ChatFormat format = info.chat_format;
+    std::string why = info.chat_format_reason;
+    if (format == ChatFormat::Completion) {
+        format = ChatFormat::Llama2Chat;
+        why = "a completion model, asked in Llama 2's format";
+    }
     ConversationId id = engine.create_conversation(format);
-    const char* format_name = "";
-    for (const ChatFormatName& f : chat_formats())
-        if (f.format == format) format_name = f.name;
-    std::fprintf(stderr, "[llamadesk] chat (%s): type a message; /new starts over, /quit ends\n", format_name);
+    std::fprintf(stderr, "[llamadesk] chat (%s; %s): type a message; /new starts over, /quit ends\n",
+                 chat_format_name(format).c_str(), why.c_str());
     std::string line;
     for (;;) {
         std::fprintf(stderr, "> ");

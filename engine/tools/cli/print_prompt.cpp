@@ -30,7 +30,7 @@ std::string family_keys() {
 ChatFormat chosen_format(const Options& o, const Checkpoint& ckpt, const Tokenizer& tok) {
     for (const ChatFormatName& f : chat_formats())
         if (o.chat_template == f.key) return f.format;
-    if (o.chat_template.empty()) return suggested_chat_format(ckpt.chat_template, ckpt.name, tok);
+    if (o.chat_template.empty()) return suggested_chat_format(ckpt.chat_template, ckpt.name, tok).format;
     if (const auto family = chat_format_of_template(read_file(o.chat_template))) return *family;
     fail(ErrorCode::Unsupported, "the chat template " + o.chat_template +
                                      " is of none of the families LlamaDesk renders; pass one of " +
@@ -86,11 +86,7 @@ void run_print_prompt(const Options& o) {
             fail(ErrorCode::InvalidArgument, o.messages_file + " ends with the assistant's message; the prompt "
                                                                "asks for the next answer, so it ends with the user's");
     }
-    std::string text;
-    for (size_t k = 0; k < ids.size(); ++k) {
-        const int id = ids[k];
-        text += tok->special_id(tok->piece(id)) == id ? tok->piece(id) : tok->token_bytes(k ? ids[k - 1] : -1, id);
-    }
+    const std::string text = prompt_text(*tok, ids);
     std::fwrite(text.data(), 1, text.size(), stdout);
 }
 

@@ -1,4 +1,4 @@
-// Llama 2 chat template against Meta's chat_completion, which encodes each finished exchange as
+// The chat families: Llama 2 against Meta's chat_completion, which encodes each finished exchange as
 // one string "[INST] {user} [/INST] {answer} " with BOS and EOS, and the open turn as
 // "[INST] {user} [/INST]" with BOS; the system prompt is merged into the first user message.
 #include <QFile>
@@ -100,27 +100,68 @@ private slots:
 
     void suggested_format() {
         const Tokenizer& t = *tok_;
-        QCOMPARE(suggested_chat_format("{% for message in messages %}[INST]...", "anything", t), ChatFormat::Llama2Chat);
-        QCOMPARE(suggested_chat_format("", "llama-2-7b-chat.Q4_K_M", t), ChatFormat::Llama2Chat);
-        QCOMPARE(suggested_chat_format("", "Mistral-7B-Instruct", t), ChatFormat::Llama2Chat);
-        QCOMPARE(suggested_chat_format("", "llama-2-7b.Q4_K_M", t), ChatFormat::Completion);
-        QCOMPARE(suggested_chat_format("", "stories260K", t), ChatFormat::Completion);
+        QCOMPARE(suggested_chat_format("{% for message in messages %}[INST] <<SYS>>...", "anything", t).format, ChatFormat::Llama2Chat);
+        QCOMPARE(suggested_chat_format("", "llama-2-7b-chat.Q4_K_M", t).format, ChatFormat::Llama2Chat);
+        QCOMPARE(suggested_chat_format("", "Mistral-7B-Instruct", t).format, ChatFormat::Llama2Chat);
+        QCOMPARE(suggested_chat_format("", "llama-2-7b.Q4_K_M", t).format, ChatFormat::Completion);
+        QCOMPARE(suggested_chat_format("", "stories260K", t).format, ChatFormat::Completion);
+        QCOMPARE(suggested_chat_format("", "llama-2-7b-chat", t).reason, std::string("no chat template; its name says chat"));
     }
 
-    // Llama 3: the checkpoint's template, or without one the vocabulary, says so.
-    void llama3_is_detected() {
-        LLAMADESK_REQUIRE_SHARED(vocab, "llama3/ggml-vocab-llama-bpe.gguf");
-        LLAMADESK_REQUIRE_SHARED(jinja, "llama3/meta-llama-Llama-3.1-8B-Instruct.jinja");
-        QFile file(jinja);
+    // Each family by the markers that tell them apart; the real Mistral Nemo template is Mistral.
+    void families_are_detected() {
+        const std::pair<const char*, ChatFormat> cases[] = {
+            {"{{ '<|im_start|>' + message['role'] }}", ChatFormat::ChatML},
+            {"{{'<｜User｜>' + c}}{{'<｜Assistant｜>'}}", ChatFormat::DeepSeekR1},
+            {"{{ '[INST]' + content + '[/INST]' }}", ChatFormat::Mistral},
+            {"{{ '[INST] <<SYS>>' }}", ChatFormat::Llama2Chat},
+            {"{{ '<|user|>\\n' }}{{ '<|assistant|>' }}", ChatFormat::Zephyr},
+            {"Cutting Knowledge Date <|start_header_id|>", ChatFormat::Llama31Chat},
+            {"<|start_header_id|>", ChatFormat::Llama3Chat},
+        };
+        for (const auto& [templ, family] : cases) QCOMPARE(chat_format_of_template(templ), std::optional(family));
+        // Phi-3 writes <|user|> too, but ends turns with <|end|>.
+        QCOMPARE(chat_format_of_template("<|user|><|assistant|><|end|>"), std::nullopt);
+        LLAMADESK_REQUIRE_SHARED(nemo, "llama3/mistralai-Mistral-Nemo-Instruct-2407.jinja");
+        QFile file(nemo);
         QVERIFY(file.open(QIODevice::ReadOnly));
-        const auto llama3 = Tokenizer::from_embedded(*read_gguf_vocabulary(vocab.toStdString()));
-        QCOMPARE(suggested_chat_format(file.readAll().toStdString(), "x", *llama3), ChatFormat::Llama31Chat);
-        QCOMPARE(suggested_chat_format("{{ bos_token }}<|start_header_id|>", "x", *llama3), ChatFormat::Llama3Chat);
-        // A template of a family not rendered still marks a chat model.
-        QCOMPARE(chat_format_of_template("{{ '[INST] ' + m }}"), std::nullopt);
-        QCOMPARE(suggested_chat_format("{{ '[INST] ' + m }}", "x", *tok_), ChatFormat::Llama2Chat);
-        QCOMPARE(suggested_chat_format("", "Meta-Llama-3-8B", *llama3), ChatFormat::Llama3Chat);
-        QCOMPARE(suggested_chat_format("", "llama-2-7b-chat", *tok_), ChatFormat::Llama2Chat);
+        QCOMPARE(chat_format_of_template(file.readAll().toStdString()), std::optional(ChatFormat::Mistral));
+    }
+
+    // An unknown template still marks a chat model; the choice is flagged as a guess.
+    void unknown_template_is_a_guess() {
+        const FormatChoice choice = suggested_chat_format("<start_of_turn>user", "x", *tok_);
+        QCOMPARE(choice.format, ChatFormat::Llama2Chat);
+        QVERIFY(choice.guessed);
+        QVERIFY2(choice.reason.find("no family LlamaDesk renders") != std::string::npos, choice.reason.c_str());
+        QVERIFY(!suggested_chat_format("[INST]", "x", *tok_).guessed);
+    }
+
+    // A restored answer is the answer's text followed by what closes a generated one, so a restored
+    // conversation has the tokens a live one had.
+    void answers_end_as_generated_ones_do() {
+        for (const ChatFormatName& f : chat_formats()) {
+            if (f.format == ChatFormat::Llama3Chat || f.format == ChatFormat::Llama31Chat ||
+                f.format == ChatFormat::ChatML || f.format == ChatFormat::DeepSeekR1)
+                continue;  // their tokens are not in Llama 2's vocabulary (llama3_turns covers Llama 3)
+            const std::vector<int> end = answer_terminator(*tok_, f.format);
+            const std::vector<int> answer = render_answer(*tok_, f.format, "Fine, thanks.");
+            QVERIFY2(answer.size() > end.size() && std::equal(end.begin(), end.end(), answer.end() - std::ptrdiff_t(end.size())), f.key);
+        }
+    }
+
+    // SentencePiece (TinyLlama's vocabulary): Zephyr's text after </s> gets no dummy-prefix space,
+    // so the next role begins with the newline's byte token, as the template's text has it.
+    void zephyr_continues_without_a_space() {
+        const std::vector<int> first = render_user_turn(*tok_, ChatFormat::Zephyr, true, "Be brief.", "Hi");
+        const int newline = 13;  // <0x0A>
+        const auto eos = std::find(first.begin(), first.end(), 2);
+        QVERIFY(eos != first.end());
+        QCOMPARE(*(eos + 1), newline);
+        QCOMPARE(prompt_text(*tok_, first), std::string("<|system|>\nBe brief.</s>\n<|user|>\nHi</s>\n<|assistant|>\n"));
+        QCOMPARE(answer_terminator(*tok_, ChatFormat::Zephyr), (std::vector<int>{2, newline}));
+        const std::vector<int> next = render_user_turn(*tok_, ChatFormat::Zephyr, false, "", "More");
+        QCOMPARE(prompt_text(*tok_, next).substr(0, 9), std::string("<|user|>\n"));
     }
 
     // Llama 3 chat as its template renders it (Llama 3.0's: each message is

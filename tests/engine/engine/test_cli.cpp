@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cmath>
+#include <map>
 
 #include "engine_fixtures.h"
 #include "readers/gguf_reader.h"
@@ -38,11 +39,24 @@ class TestCli : public QObject {
         return path;
     }
 
-    // A small Llama 3-shaped GGUF with the real vocabulary and no chat template.
-    QString llama3_model() {
-        const QString path = dir_.filePath("llama3-test.gguf");
+    // A small GGUF with no chat template and a real vocabulary: Llama 3's, with reserved special
+    // tokens renamed to the given names (as Hermes 3 and the DeepSeek distills rename them), or,
+    // for "llama2", Llama 2's SentencePiece vocabulary.
+    QString model_with_vocab(const QString& name, const std::vector<std::string>& specials = {}) {
+        const QString path = dir_.filePath(name + ".gguf");
         if (QFile::exists(path)) return path;
-        const auto vocab = read_gguf_vocabulary(test::shared_path("llama3/ggml-vocab-llama-bpe.gguf").toStdString());
+        std::shared_ptr<EmbeddedVocab> vocab;
+        if (name == "llama2") {
+            const QString sp = test::shared_path("models/llama2-tokenizer/tokenizer.model");
+            vocab = std::make_shared<EmbeddedVocab>(Tokenizer::from_file(sp.toStdString())->vocabulary());
+        } else {
+            vocab = read_gguf_vocabulary(test::shared_path("llama3/ggml-vocab-llama-bpe.gguf").toStdString());
+            for (size_t k = 0; k < specials.size(); ++k) {
+                std::string& token = vocab->tokens[size_t(128011 + k)];
+                if (!token.starts_with("<|reserved_special_token_")) qFatal("token %zu is %s", 128011 + k, token.c_str());
+                token = specials[k];
+            }
+        }
         ModelConfig c = test::small_config(2, 1, 16, 128);
         c.vocab_size = int(vocab->tokens.size());
         Checkpoint ckpt = make_synthetic_checkpoint(c, DType::F32, 3);
@@ -50,42 +64,81 @@ class TestCli : public QObject {
         write_gguf(ckpt, path.toStdString());
         return path;
     }
+    QString llama3_model() { return model_with_vocab("llama3"); }
 
 private slots:
     void initTestCase() { QVERIFY(dir_.isValid()); }
 
-    // The real Llama 3.1 and 3.2 templates, rendered ahead of time by jinja2
-    // (engine/tools/chat/make_template_cases.py): the printed prompt is the same, byte for byte,
-    // whether the family comes from the template file or is named.
-    void print_prompt_matches_the_real_templates_data() {
+    // Each template, rendered ahead of time by jinja2 (engine/tools/chat/make_template_cases.py):
+    // the printed prompt is the same, byte for byte, whether the family comes from the template
+    // file or is named. The real Llama 3.1, 3.2 and Mistral Nemo templates are in ../shared; the
+    // project's own write ChatML, Zephyr and DeepSeek-R1 as Hermes 3, TinyLlama Chat and the
+    // distills do.
+    void print_prompt_matches_the_templates_data() {
         QTest::addColumn<QString>("templ");
+        QTest::addColumn<QString>("family");
+        QTest::addColumn<QString>("vocab");
         QTest::addColumn<int>("n");
-        for (const char* t : {"meta-llama-Llama-3.1-8B-Instruct", "meta-llama-Llama-3.2-3B-Instruct"})
-            for (int n = 1; n <= 5; ++n) QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(t).arg(n))) << QString(t) << n;
+        const struct {
+            const char *templ, *family, *vocab;
+        } cases[] = {
+            {"meta-llama-Llama-3.1-8B-Instruct", "llama3.1", "llama3"},
+            {"meta-llama-Llama-3.2-3B-Instruct", "llama3.1", "llama3"},
+            {"mistralai-Mistral-Nemo-Instruct-2407", "mistral", "llama3"},
+            {"mistralai-Mistral-Nemo-Instruct-2407", "mistral", "llama3-inst"},
+            {"chatml", "chatml", "llama3-chatml"},
+            {"deepseek-r1", "deepseek-r1", "llama3-deepseek"},
+            {"zephyr", "zephyr", "llama2"},
+        };
+        for (const auto& c : cases)
+            for (int n = 1; n <= 5; ++n)
+                QTest::newRow(qPrintable(QStringLiteral("%1 %2 %3").arg(c.templ, c.vocab).arg(n)))
+                    << QString(c.templ) << QString(c.family) << QString(c.vocab) << n;
     }
-    void print_prompt_matches_the_real_templates() {
+    void print_prompt_matches_the_templates() {
         QFETCH(QString, templ);
+        QFETCH(QString, family);
+        QFETCH(QString, vocab);
         QFETCH(int, n);
-        LLAMADESK_REQUIRE_SHARED(jinja, "llama3/" + templ + ".jinja");
         const QString data = QStringLiteral(LLAMADESK_TEST_DATA_DIR "/chat/");
+        QString jinja = data + templ + ".jinja";
+        if (!QFile::exists(jinja)) {
+            LLAMADESK_REQUIRE_SHARED(shared, "llama3/" + templ + ".jinja");
+            jinja = shared;
+        }
+        LLAMADESK_REQUIRE_SHARED(bpe, "llama3/ggml-vocab-llama-bpe.gguf");
+        LLAMADESK_REQUIRE_SHARED(sp, "models/llama2-tokenizer/tokenizer.model");
+        const std::map<QString, std::vector<std::string>> specials = {
+            {"llama3-inst", {"[INST]", "[/INST]"}},
+            {"llama3-chatml", {"<|im_start|>", "<|im_end|>"}},
+            {"llama3-deepseek", {"<｜User｜>", "<｜Assistant｜>", "<think>"}},
+        };
+        const QString model = model_with_vocab(vocab, specials.contains(vocab) ? specials.at(vocab) : std::vector<std::string>{});
         QFile expected(data + QStringLiteral("%1-%2.txt").arg(templ).arg(n));
         QVERIFY(expected.open(QIODevice::ReadOnly));
         const QByteArray want = expected.readAll();
         const QString messages = data + QStringLiteral("messages-%1.json").arg(n);
-        for (const QString& chosen : {jinja, QStringLiteral("llama3.1")}) {
-            const test::ProgramRun r = run_cli({"--model", llama3_model(), "--chat-template", chosen, "--messages", messages,
+        for (const QString& chosen : {jinja, family}) {
+            const test::ProgramRun r = run_cli({"--model", model, "--chat-template", chosen, "--messages", messages,
                                                 "--print-prompt", "--date", "26 Jul 2024"});
-            QCOMPARE(r.exit_code, 0);
+            QVERIFY2(r.exit_code == 0, r.err.constData());
             QCOMPARE(r.out, want);
         }
     }
 
     void print_prompt_refuses_unknown_templates_and_bad_lists() {
-        LLAMADESK_REQUIRE_SHARED(mistral, "llama3/mistralai-Mistral-Nemo-Instruct-2407.jinja");
+        LLAMADESK_REQUIRE_SHARED(vocab, "llama3/ggml-vocab-llama-bpe.gguf");
+        const QString gemma = write_file("gemma.jinja", "{% for m in messages %}<start_of_turn>{{ m['role'] }}\n{{ m['content'] }}<end_of_turn>\n{% endfor %}");
         const QString messages = QStringLiteral(LLAMADESK_TEST_DATA_DIR "/chat/messages-1.json");
-        const test::ProgramRun r = run_cli({"--model", llama3_model(), "--chat-template", mistral, "--messages", messages, "--print-prompt"});
+        const test::ProgramRun r = run_cli({"--model", llama3_model(), "--chat-template", gemma, "--messages", messages, "--print-prompt"});
         QCOMPARE(r.exit_code, 1);
-        QVERIFY2(r.err.contains("is of none of the families LlamaDesk renders; pass one of llama3.1, llama3, chat, completion"), r.err.constData());
+        QVERIFY2(r.err.contains("is of none of the families LlamaDesk renders; pass one of llama3.1, llama3, chat, "
+                                "mistral, chatml, zephyr, deepseek-r1, completion"),
+                 r.err.constData());
+        // A family whose tokens the vocabulary lacks says which.
+        const test::ProgramRun no_tokens = run_cli({"--model", llama3_model(), "--chat-template", "chatml", "--messages", messages, "--print-prompt"});
+        QCOMPARE(no_tokens.exit_code, 1);
+        QVERIFY2(no_tokens.err.contains("the ChatML (Hermes) format needs the token <|im_start|>"), no_tokens.err.constData());
         const QString ends_with_answer = write_file("answer-last.json", R"([{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}])");
         const test::ProgramRun bad = run_cli({"--model", llama3_model(), "--messages", ends_with_answer, "--print-prompt"});
         QCOMPARE(bad.exit_code, 1);
@@ -97,7 +150,7 @@ private slots:
         LLAMADESK_REQUIRE_SHARED(vocab, "llama3/ggml-vocab-llama-bpe.gguf");
         const test::ProgramRun r = run_cli({"--model", llama3_model(), "--chat", "--temperature", "0", "-n", "2"}, "/quit\n");
         QCOMPARE(r.exit_code, 0);
-        QVERIFY2(r.err.contains("chat (Llama 3 chat)"), r.err.constData());
+        QVERIFY2(r.err.contains("chat (Llama 3 chat; no chat template; its vocabulary has <|eot_id|>)"), r.err.constData());
     }
 
     void prompt_prints_the_published_text() {

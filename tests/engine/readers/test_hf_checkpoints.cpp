@@ -141,7 +141,7 @@ private slots:
         const auto tok = Tokenizer::from_source(back.tokenizer);
         QCOMPARE(tok->vocab_size(), c.vocab_size);
         QCOMPARE(tok->encode("abc", true), (std::vector<int>{260, 257}));
-        QCOMPARE(suggested_chat_format(back.chat_template, "x", *tok), ChatFormat::Llama3Chat);
+        QCOMPARE(suggested_chat_format(back.chat_template, "x", *tok).format, ChatFormat::Llama3Chat);
     }
 
     void hostile_headers_data() {
