@@ -36,6 +36,13 @@ void AppSettings::setKvCacheMiB(int mib) {
     emit changed();
 }
 
+int AppSettings::contextLimit() const { return settings_->value("app/contextLimit", 0).toInt(); }
+
+void AppSettings::setContextLimit(int tokens) {
+    settings_->setValue("app/contextLimit", qMax(0, tokens));
+    emit changed();
+}
+
 int AppSettings::kvSnapshotMiB() const { return settings_->value("app/kvSnapshotMiB", 2048).toInt(); }
 
 void AppSettings::setKvSnapshotMiB(int mib) {

@@ -20,6 +20,7 @@ class AppSettings : public QObject {
     QML_UNCREATABLE("owned by AppContext")
     Q_PROPERTY(int threads READ threads WRITE setThreads NOTIFY changed)
     Q_PROPERTY(int kvCacheMiB READ kvCacheMiB WRITE setKvCacheMiB NOTIFY changed)
+    Q_PROPERTY(int contextLimit READ contextLimit WRITE setContextLimit NOTIFY changed)
     Q_PROPERTY(int kvSnapshotMiB READ kvSnapshotMiB WRITE setKvSnapshotMiB NOTIFY changed)
     Q_PROPERTY(QString kvCacheType READ kvCacheType WRITE setKvCacheType NOTIFY changed)
     Q_PROPERTY(QStringList kvCacheTypes READ kvCacheTypes CONSTANT)
@@ -37,6 +38,8 @@ public:
     void setThreads(int threads);
     int kvCacheMiB() const;         // 0: the engine's default
     void setKvCacheMiB(int mib);
+    int contextLimit() const;       // at most this many tokens per conversation; 0: the engine's choice
+    void setContextLimit(int tokens);
     int kvSnapshotMiB() const;      // disk kept for conversations' KV caches between runs; 0: off
     void setKvSnapshotMiB(int mib);
     QString kvCacheType() const;    // the KV cache's element type by its engine name, "f16" by default

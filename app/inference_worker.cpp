@@ -20,10 +20,10 @@ InferenceWorker::InferenceWorker(CancelFlags* cancel, QObject* parent)
 InferenceWorker::~InferenceWorker() = default;
 
 void InferenceWorker::loadModel(const QString& path, const QString& tokenizer, int threads,
-                                qint64 kvCacheBytes, const QString& kvCacheType, int serverTimeoutMs,
-                                const QString& apiKey) {
+                                qint64 kvCacheBytes, const QString& kvCacheType, int contextLimit,
+                                int serverTimeoutMs, const QString& apiKey) {
     if (waitForBatch(QString(), [=, this] {
-            loadModel(path, tokenizer, threads, kvCacheBytes, kvCacheType, serverTimeoutMs, apiKey);
+            loadModel(path, tokenizer, threads, kvCacheBytes, kvCacheType, contextLimit, serverTimeoutMs, apiKey);
         }))
         return;
     if (remote::is_remote_location(path))
@@ -34,6 +34,7 @@ void InferenceWorker::loadModel(const QString& path, const QString& tokenizer, i
     params.n_threads = threads;
     params.kv_cache_bytes = kvCacheBytes;
     parse_kv_cache_type(kvCacheType.toStdString(), &params.kv_cache_type);
+    params.context_length = contextLimit;
     // Progress is thinned out so a fast reader cannot flood the GUI thread's event queue.
     QElapsedTimer since_emit;
     since_emit.start();

@@ -33,6 +33,8 @@ class ModelController : public QObject {
     Q_PROPERTY(int heads READ heads NOTIFY modelChanged)
     Q_PROPERTY(int kvHeads READ kvHeads NOTIFY modelChanged)
     Q_PROPERTY(int contextLength READ contextLength NOTIFY modelChanged)
+    // Why that context: the model's own, or less to fit the memory, with the KV cache it takes.
+    Q_PROPERTY(QString contextReason READ contextReason NOTIFY modelChanged)
     Q_PROPERTY(QString backend READ backend NOTIFY modelChanged)
     Q_PROPERTY(QString device READ device NOTIFY modelChanged)
     Q_PROPERTY(int threads READ threads NOTIFY modelChanged)
@@ -69,6 +71,7 @@ public:
     int heads() const { return info_.n_heads; }
     int kvHeads() const { return info_.n_kv_heads; }
     int contextLength() const { return info_.context_length; }
+    QString contextReason() const { return QString::fromStdString(info_.context_reason); }
     QString backend() const { return QString::fromStdString(info_.backend); }
     QString device() const { return QString::fromStdString(info_.device); }
     int threads() const { return info_.n_threads; }
@@ -106,7 +109,7 @@ public slots:
 
 signals:
     void requestLoad(const QString& path, const QString& tokenizer, int threads, qint64 kvCacheBytes,
-                     const QString& kvCacheType, int serverTimeoutMs, const QString& apiKey);
+                     const QString& kvCacheType, int contextLimit, int serverTimeoutMs, const QString& apiKey);
     void modelChanged();
     void loadingChanged();
     void progressChanged();

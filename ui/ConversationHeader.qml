@@ -36,7 +36,7 @@ Rectangle {
                   : header.chat.suggestedFormat !== header.chat.chatFormat
                   ? qsTr("the model suggests %1 (%2)").arg(header.nameOf(header.chat.suggestedFormat))
                                                         .arg(header.chat.suggestedFormatReason)
-                  : qsTr("detected %1").arg(header.chat.suggestedFormatReason)
+                  : qsTr("detected: %1").arg(header.chat.suggestedFormatReason)
             visible: header.chat.suggestedFormatReason !== ""
             textFormat: Text.PlainText
             color: header.chat.suggestedFormatKnown ? Theme.muted : Theme.danger

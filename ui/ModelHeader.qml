@@ -88,6 +88,21 @@ Rectangle {
                 ToolTip.text: deviceLine.text
                 ToolTip.delay: 500
             }
+            // Why this context: the model's own, or less to fit the memory, with the cache it takes.
+            Label {
+                id: contextLine
+                objectName: "modelContext"
+                visible: header.model.hasModel && !header.model.loading && header.model.contextReason !== ""
+                text: qsTr("context %1: %2").arg(header.model.contextLength).arg(header.model.contextReason)
+                color: Theme.muted
+                font.pixelSize: 12
+                elide: Text.ElideRight
+                Layout.fillWidth: true
+                HoverHandler { id: contextHover }
+                ToolTip.visible: contextHover.hovered && contextLine.truncated
+                ToolTip.text: contextLine.text
+                ToolTip.delay: 500
+            }
             RowLayout {
                 visible: header.model.loading
                 Layout.fillWidth: true

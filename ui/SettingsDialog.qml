@@ -126,6 +126,11 @@ Dialog {
                 onModified: (v) => dialog.appSettings.kvCacheMiB = v
             }
             SpinRow {
+                label: qsTr("Context at most (0: fit memory)"); from: 0; to: 1048576
+                value: dialog.appSettings.contextLimit
+                onModified: (v) => dialog.appSettings.contextLimit = v
+            }
+            SpinRow {
                 label: qsTr("Server timeout (s)"); from: 1; to: 3600
                 value: dialog.appSettings.serverTimeoutSeconds
                 onModified: (v) => dialog.appSettings.serverTimeoutSeconds = v

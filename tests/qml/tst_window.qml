@@ -360,8 +360,12 @@ Item {
             compare(testApp.chat.chatFormat, "completion")
             const selector = findChild(view, "formatSelector")
             compare(selector.currentText, "Plain completion")
+            // The header says why: stories260K has no chat template and no chat tokens.
+            const detected = findChild(view, "detectedFormat")
+            compare(detected.text, "detected: no chat template and no chat tokens: a base model continues text")
             testApp.chat.chatFormat = "chat"
             compare(selector.currentText, "Llama 2 chat")
+            verify(detected.text.indexOf("the model suggests Plain completion (no chat template") === 0, detected.text)
             typeAndSend("Hi")
             tryCompare(testApp.chat, "generating", false, 60000)
             compare(testApp.chat.chatFormat, "chat")
@@ -528,6 +532,11 @@ Item {
             verify(device.visible)
             compare(device.text, "on " + testApp.model.device)
             verify(testApp.model.device.indexOf("CPU") >= 0, testApp.model.device)
+            // And why the context is what it is, with the memory its cache takes.
+            const context = findChild(view, "modelContext")
+            verify(context.visible)
+            verify(context.text.indexOf("the model's own (") >= 0 && context.text.indexOf("of memory available") >= 0,
+                   context.text)
 
             testApp.model.open(quantizedModelPath)
             tryVerify(() => testApp.model.weightTypes.indexOf("Q8_0") >= 0, 60000, "the Q8_0 model loaded")

@@ -58,6 +58,10 @@ struct LoadParams {
     BackendKind backend = BackendKind::Auto;
     int n_threads = 0;           // CPU threads; 0: all cores
     int64_t kv_cache_bytes = 0;  // memory budget of the KV pool; 0: default
+    // At most this many positions in one conversation (never more than the model's own, which a
+    // positive value keeps even where memory is short); 0: the model's, or less where one full
+    // context's KV cache would take more than a quarter of the memory available.
+    int context_length = 0;
     int block_size = 16;         // tokens per KV cache block
     KvCacheType kv_cache_type = KvCacheType::F16;
     bool cuda_graphs = true;     // CUDA backend: replay the decode step as a captured graph
@@ -96,7 +100,9 @@ struct ModelInfo {
     int64_t weight_bytes = 0;    // every tensor as held in memory (quantized stays quantized)
     int dim = 0, hidden_dim = 0, n_layers = 0, n_heads = 0, n_kv_heads = 0, head_dim = 0;
     int vocab_size = 0;
-    int context_length = 0;
+    int context_length = 0;          // the context in use (LoadParams::context_length)
+    int trained_context_length = 0;  // the one the checkpoint advertises
+    std::string context_reason;      // why context_length was chosen, with the memory it takes
     float rope_theta = 10000.0f;
     std::string backend;         // "CPU" or "CUDA"
     std::string device;          // e.g. "AMD EPYC, 2 threads, AVX2" or "NVIDIA H200"

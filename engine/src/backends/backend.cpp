@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/host_memory.h"
 #include "model/weight_types.h"
 #include "sampling/sampler.h"
 
@@ -33,6 +34,16 @@ DType kv_dtype_of(KvCacheType type) {
 
 std::string Backend::name() const {
     return kind() == BackendKind::Cuda ? "CUDA" : "CPU";
+}
+
+int64_t Backend::kv_memory_available() const { return available_memory_bytes(); }
+
+void Backend::limit_context(int n_ctx) {
+    if (n_ctx < 1 || n_ctx > config_.seq_len)
+        fail(ErrorCode::Internal, "a context of " + std::to_string(n_ctx) + " positions is outside 1.." +
+                                      std::to_string(config_.seq_len));
+    config_.seq_len = n_ctx;
+    chunk_tokens_ = std::min(chunk_tokens_, n_ctx);
 }
 
 void Backend::allocate_kv_pool(const KvLayout& layout, int n_blocks) {

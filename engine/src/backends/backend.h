@@ -46,9 +46,12 @@ public:
     int64_t kv_bytes_per_block(const KvLayout& layout) const {
         return weight_type(kv_dtype()).bytes(layout.block_elements());
     }
-    // Bytes a new KV pool may take on this device: the engine sizes the pool as the smaller of
-    // this and the memory budget. Host memory has no limit here beyond the budget.
-    virtual int64_t kv_memory_available() const { return std::numeric_limits<int64_t>::max(); }
+    // Bytes a new KV pool may take on this device: the engine sizes the pool and the default
+    // context by it. Host memory: what the machine has available now, the weights already loaded.
+    virtual int64_t kv_memory_available() const;
+    // Runs at most n_ctx positions from now on (a context chosen smaller than the model's); it
+    // never grows.
+    void limit_context(int n_ctx);
 
     // Runs tokens (positions start_pos .. start_pos + n - 1) through the model: their keys and
     // values are written into the cache slots the block table gives for those positions, and

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "chat/chat_template.h"
+#include "engine/context_size.h"
 #include "core/error.h"
 #include "engine/loaded_model.h"
 
@@ -136,9 +137,17 @@ std::unique_ptr<LoadedModel> load_model(const LoadParams& params) {
     m->backend = make_backend(params, m->checkpoint, &backend_note);
 
     report(params, 0.9f, "allocating KV cache");
-    const ModelConfig& c = m->checkpoint.config;
+    ModelConfig& c = m->checkpoint.config;
     KvLayout layout{c.n_layers, c.n_kv_heads, c.head_dim(), params.block_size};
     const int64_t bytes_per_block = m->backend->kv_bytes_per_block(layout);
+    const int trained_context = c.seq_len;
+    const ContextChoice context =
+        choose_context(params, trained_context, double(bytes_per_block) / params.block_size,
+                       m->backend->kv_memory_available(), kv_cache_type_name(params.kv_cache_type));
+    if (context.n_ctx < c.seq_len) {
+        c.seq_len = context.n_ctx;
+        m->backend->limit_context(context.n_ctx);
+    }
     const int n_blocks = kv_pool_blocks(params, c, bytes_per_block, *m->backend);
     m->backend->allocate_kv_pool(layout, n_blocks);
     m->pool = std::make_unique<KvPool>(layout, n_blocks, bytes_per_block);
@@ -146,6 +155,8 @@ std::unique_ptr<LoadedModel> load_model(const LoadParams& params) {
     const int n_threads =
         params.n_threads > 0 ? params.n_threads : int(std::max(1u, std::thread::hardware_concurrency()));
     m->info = describe(*m, n_threads, backend_note);
+    m->info.trained_context_length = trained_context;
+    m->info.context_reason = context.reason;
     report(params, 1.0f, "ready");
     return m;
 }

@@ -67,6 +67,8 @@ const char* usage() {
            "  --repeat-penalty F    over the last 64 tokens (default 1, off)\n"
            "  --seed N              seed of the sampler (default: random)\n"
            "  --threads N           CPU threads (default: all cores)\n"
+           "  -c, --ctx-size N      at most N tokens in a conversation, and no more than the model's (default:\n"
+           "                        the model's, or less where its KV cache would take over a quarter of free memory)\n"
            "  --kv-type T           the KV cache's element type: f16 (default), f32 (exact, twice the memory)\n"
            "                        or q8_0 (about half of f16; CPU only)\n"
            "  --backend B           cpu, cuda or auto (default auto: CUDA when a GPU is usable;\n"
@@ -123,6 +125,7 @@ Options parse_options(int argc, char** argv) {
         else if (a == "--repeat-penalty") o.generate.sampling.repeat_penalty = parse_number<float>(a, value());
         else if (a == "--seed") o.generate.sampling.seed = parse_number<int64_t>(a, value());
         else if (a == "--kv-type") o.load.kv_cache_type = tools::parse_kv_type(a, value());
+        else if (a == "-c" || a == "--ctx-size") o.load.context_length = parse_number<int>(a, value());
         else if (a == "--threads") o.load.n_threads = parse_number<int>(a, value());
         else if (a == "--backend") o.load.backend = parse_backend(value());
         else if (a == "--stats") o.stats = true;

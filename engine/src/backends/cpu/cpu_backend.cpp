@@ -5,10 +5,10 @@
 #include <new>
 #include <thread>
 
-#include <unistd.h>
 
 #include "backends/cpu/matmul.h"
 #include "core/error.h"
+#include "core/host_memory.h"
 #include "model/tensor_slots.h"
 #include "model/weight_types.h"
 
@@ -44,10 +44,6 @@ void check_weights(const ModelConfig& c, const ModelWeights& w) {
         fail(ErrorCode::BadFormat, "n_heads (" + std::to_string(c.n_heads) + ") does not divide dim (" +
                                        std::to_string(c.dim) + ")");
     for (const ConstTensorSlot& s : tensor_slots(c, w, true)) check_shape(*s.view, s.rows, s.cols);
-}
-
-int64_t physical_memory_bytes() {
-    return int64_t(sysconf(_SC_PHYS_PAGES)) * int64_t(sysconf(_SC_PAGESIZE));
 }
 
 int default_threads(int requested) {
