@@ -31,6 +31,7 @@ Rectangle {
         }
         // Which family was detected and why; a template of no family rendered here is a warning.
         Label {
+            id: detectedLine
             objectName: "detectedFormat"
             text: !header.chat.suggestedFormatKnown ? header.chat.suggestedFormatReason
                   : header.chat.suggestedFormat !== header.chat.chatFormat
@@ -42,7 +43,11 @@ Rectangle {
             color: header.chat.suggestedFormatKnown ? Theme.muted : Theme.danger
             font.pixelSize: 11
             elide: Text.ElideRight
-            Layout.maximumWidth: header.width * 0.45
+            Layout.maximumWidth: header.width * 0.35
+            HoverHandler { id: detectedHover }
+            ToolTip.visible: detectedHover.hovered && detectedLine.truncated
+            ToolTip.text: detectedLine.text
+            ToolTip.delay: 500
         }
         Label { text: qsTr("Format"); color: Theme.muted; font.pixelSize: 12 }
         ComboBox {

@@ -45,16 +45,35 @@ void write_hf_tokenizer(const EmbeddedVocab& vocab, const std::string& dir, cons
         const bool special = !vocab.token_types.empty() && vocab.token_types[id] != 1;
         if (special) {
             json += std::string(first_added ? "" : ", ") + "{\"id\": " + std::to_string(id) +
-                    ", \"content\": " + quoted(vocab.tokens[id]) + ", \"special\": true}";
+                    ", \"content\": " + quoted(vocab.tokens[id]) +
+                    ", \"single_word\": false, \"lstrip\": false, \"rstrip\": false, \"normalized\": false, "
+                    "\"special\": true}";
             first_added = false;
         } else {
             entries += std::string(entries.empty() ? "" : ", ") + quoted(vocab.tokens[id]) + ": " + std::to_string(id);
         }
     }
-    json += "], \"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Split\", \"pattern\": "
+    // Every field tokenizers' own loader requires, as save_pretrained writes them. Llama 3's
+    // post-processor puts BOS first: convert_hf_to_gguf.py tells llama-bpe by the ids it makes.
+    std::string post_processor = "null";
+    if (vocab.bos_id >= 0) {
+        const std::string bos = quoted(vocab.tokens[size_t(vocab.bos_id)]);
+        const std::string first = "{\"SpecialToken\": {\"id\": " + bos + ", \"type_id\": 0}}";
+        post_processor = "{\"type\": \"Sequence\", \"processors\": [{\"type\": \"ByteLevel\", \"add_prefix_space\": true, "
+                         "\"trim_offsets\": false, \"use_regex\": true}, {\"type\": \"TemplateProcessing\", \"single\": [" +
+                         first + ", {\"Sequence\": {\"id\": \"A\", \"type_id\": 0}}], \"pair\": [" + first +
+                         ", {\"Sequence\": {\"id\": \"A\", \"type_id\": 0}}, {\"SpecialToken\": {\"id\": " + bos +
+                         ", \"type_id\": 1}}, {\"Sequence\": {\"id\": \"B\", \"type_id\": 1}}], \"special_tokens\": {" + bos +
+                         ": {\"id\": " + bos + ", \"ids\": [" + std::to_string(vocab.bos_id) + "], \"tokens\": [" + bos + "]}}}]}";
+    }
+    json += "], \"truncation\": null, \"padding\": null, \"normalizer\": null, \"post_processor\": " + post_processor +
+            ", \"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Split\", \"pattern\": "
             "{\"Regex\": " + quoted(pattern) + "}, \"behavior\": \"Isolated\", \"invert\": false}, {\"type\": "
             "\"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": true, \"use_regex\": false}]}, "
-            "\"decoder\": {\"type\": \"ByteLevel\"}, \"model\": {\"type\": \"BPE\", \"ignore_merges\": true, "
+            "\"decoder\": {\"type\": \"ByteLevel\", \"add_prefix_space\": true, \"trim_offsets\": true, "
+            "\"use_regex\": true}, \"model\": {\"type\": \"BPE\", \"dropout\": null, \"unk_token\": null, "
+            "\"continuing_subword_prefix\": null, \"end_of_word_suffix\": null, \"fuse_unk\": false, "
+            "\"byte_fallback\": false, \"ignore_merges\": true, "
             "\"vocab\": {" + entries + "}, \"merges\": [";
     for (size_t i = 0; i < vocab.merges.size(); ++i) {
         const size_t space = vocab.merges[i].find(' ');
@@ -67,9 +86,10 @@ void write_hf_tokenizer(const EmbeddedVocab& vocab, const std::string& dir, cons
     write_file(dir + "/tokenizer_config.json",
                "{\"bos_token\": " + token(vocab.bos_id) + ", \"eos_token\": " + token(vocab.eos_id) +
                    (chat_template.empty() ? "" : ", \"chat_template\": " + quoted(chat_template)) + "}\n");
-    std::string eos = "[";
-    for (size_t i = 0; i < vocab.eog_ids.size(); ++i) eos += (i ? ", " : "") + std::to_string(vocab.eog_ids[i]);
-    write_file(dir + "/generation_config.json", "{\"eos_token_id\": " + eos + "]}\n");
+    std::string eos = vocab.eog_ids.empty() ? std::to_string(vocab.eos_id) : "[";
+    for (size_t i = 0; i < vocab.eog_ids.size(); ++i)
+        eos += (i ? ", " : "") + std::to_string(vocab.eog_ids[i]) + (i + 1 == vocab.eog_ids.size() ? "]" : "");
+    write_file(dir + "/generation_config.json", "{\"eos_token_id\": " + eos + "}\n");
 }
 
 }  // namespace llamadesk

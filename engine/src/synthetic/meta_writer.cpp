@@ -1,7 +1,7 @@
 // write_meta(): a Meta checkpoint folder as Meta's download has it: params.json, one torch.save
 // archive per model-parallel shard (a zip of stored entries: <name>/data.pkl, a protocol-2 pickle
 // of the state dict, and <name>/data/<key> storages) and tokenizer.model from an embedded
-// vocabulary. Each shard keeps all its tensors in one storage, as views at different offsets, and
+// vocabulary (SentencePiece, or tiktoken's form for a byte-level one, as Llama 3 ships it). Each shard keeps all its tensors in one storage, as views at different offsets, and
 // the pickle memoizes its GLOBALs as Python's pickler does, so readers meet offsets and memo
 // references.
 #include <cstdio>
@@ -14,6 +14,7 @@
 #include "synthetic/file_sink.h"
 #include "synthetic/zip_writer.h"
 #include "synthetic/synthetic_model.h"
+#include "synthetic/synthetic_vocab.h"
 #include "tokenizer/sentencepiece_proto.h"
 
 namespace fs = std::filesystem;
@@ -133,6 +134,8 @@ void write_meta(const Checkpoint& ckpt, const std::string& dir, int n_shards) {
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec) fail(ErrorCode::InvalidArgument, "cannot create folder " + dir + ": " + ec.message());
+    // Llama 3: a tiktoken tokenizer.model and the vocabulary's size in params.json
+    const bool byte_level = ckpt.tokenizer.embedded && ckpt.tokenizer.embedded->model == "gpt2";
     {
         // the largest multiple_of that makes Meta's formula give hidden_dim, else a multiplier
         int multiple_of = 1;
@@ -151,14 +154,16 @@ void write_meta(const Checkpoint& ckpt, const std::string& dir, int n_shards) {
         j.precision(9);
         j << ", \"n_heads\": " << c.n_heads
           << ", \"n_kv_heads\": " << c.n_kv_heads << ", \"n_layers\": " << c.n_layers << ", \"norm_eps\": " << c.norm_eps
-          << ", \"rope_theta\": " << c.rope_theta << ", \"max_seq_len\": " << c.seq_len << ", \"vocab_size\": -1"
+          << ", \"rope_theta\": " << c.rope_theta << ", \"max_seq_len\": " << c.seq_len << ", \"vocab_size\": " << (byte_level ? c.vocab_size : -1)
           << (c.rope_scaling.enabled() ? ", \"use_scaled_rope\": true, \"rope_scaling_factor\": " + std::to_string(c.rope_scaling.factor) : std::string())
           << "}\n";
         FileSink params((fs::path(dir) / "params.json").string());
         params.write(j.str().data(), j.str().size());
         params.close();
     }
-    if (ckpt.tokenizer.embedded) {
+    if (byte_level) {
+        write_tiktoken(*ckpt.tokenizer.embedded, (fs::path(dir) / "tokenizer.model").string());
+    } else if (ckpt.tokenizer.embedded) {
         FileSink tok((fs::path(dir) / "tokenizer.model").string());
         const std::string proto = serialize_model_proto(*ckpt.tokenizer.embedded);
         tok.write(proto.data(), proto.size());

@@ -54,8 +54,18 @@ ModelConfig synthetic_config(const std::string& name) {
     if (name == "110M") return ModelConfig{768, 2048, 12, 12, 12, 32000, 1024};
     if (name == "110M-gqa") return ModelConfig{768, 2048, 12, 12, 4, 32000, 1024};
     if (name == "7B") return ModelConfig{4096, 11008, 32, 32, 32, 32000, 4096};
+    // Llama 3's: rope_theta 500000, a 128256-token vocabulary; "llama3-test" is small enough for
+    // cross-checks, with widths that K-quant blocks divide and Llama 3.1's RoPE scaling (a context
+    // above the scaling's original 8192, as transformers requires).
+    if (name == "8B" || name == "llama3-test") {
+        ModelConfig c = name == "8B" ? ModelConfig{4096, 14336, 32, 32, 8, 128256, 8192}
+                                     : ModelConfig{256, 768, 2, 4, 2, 128256, 16384};
+        c.rope_theta = 500000.0f;
+        if (name == "llama3-test") c.rope_scaling = RopeScaling{8.0f, 1.0f, 4.0f, 8192};
+        return c;
+    }
     fail(ErrorCode::InvalidArgument,
-         "unknown synthetic model '" + name + "' (known: 260K, 15M, 110M, 110M-gqa, 7B)");
+         "unknown synthetic model '" + name + "' (known: 260K, 15M, 110M, 110M-gqa, 7B, 8B, llama3-test)");
 }
 
 Checkpoint make_synthetic_checkpoint(const ModelConfig& config, WeightMix mix, uint64_t seed,

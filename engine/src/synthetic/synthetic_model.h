@@ -16,7 +16,8 @@ namespace llamadesk {
 Checkpoint make_synthetic_checkpoint(const ModelConfig& config, WeightMix mix, uint64_t seed,
                                      bool tied_classifier = true);
 
-// Named shapes of llama2.c's stories models: "260K", "15M", "110M", "110M-gqa", "7B".
+// Named shapes: llama2.c's stories models "260K", "15M", "110M", "110M-gqa"; Llama 2 "7B"; Llama 3
+// "8B" and the small Llama 3-shaped "llama3-test" (both with a 128256-token vocabulary).
 // Throws EngineError(InvalidArgument) for an unknown name.
 ModelConfig synthetic_config(const std::string& name);
 
@@ -28,8 +29,8 @@ void write_gguf(const Checkpoint& ckpt, const std::string& path);
 void write_hf(const Checkpoint& ckpt, const std::string& dir, int n_shards = 1);
 // A Meta folder: params.json (multiple_of and ffn_dim_multiplier chosen so Meta's FFN formula gives
 // hidden_dim), consolidated.NN.pth per model-parallel shard, split as Meta's layers shard, and
-// tokenizer.model from an embedded vocabulary. F32, F16 and BF16 weights; norms are stored in the
-// matrices' type, as Meta stores them.
+// tokenizer.model from an embedded vocabulary (tiktoken's form for a byte-level one). F32, F16 and
+// BF16 weights; norms are stored in the matrices' type, as Meta stores them.
 void write_meta(const Checkpoint& ckpt, const std::string& dir, int n_shards = 1);
 // llama2.c legacy format (F32 only).
 void write_llama2c(const Checkpoint& ckpt, const std::string& path);

@@ -8,14 +8,16 @@ way llama-bench does: a prefill of N tokens is one llama_decode of an N-token ba
 position P is timed one token per llama_decode after the context was filled to P.
 
 Rows: stories260K from ../shared (when present), the synthetic 15M and 110M shapes in f32 and f16
-and the 110M shape in q8_0, q4_0 and q4_k_m,
-written once by `llamadesk-bench --synthetic X --dtype D --write-gguf` so both programs read the very
+and the 110M shape in q8_0, q4_0 and q4_k_m. Not in the default list, for its 4.9 GB: 8B-q4_k_m,
+Llama 3 8B's shape (dim 4096, 32 layers, 8 kv heads, ffn 14336) with Llama 3's vocabulary from
+../shared, whose 128256-row classifier is Q6_K as in llama.cpp's Q4_K_M files (on 2 cores:
+--models 8B-q4_k_m --prefill 128 --decode-at 16,512 --repeats 3). Each file is written once by `llamadesk-bench --synthetic X --dtype D --write-gguf` so both programs read the very
 same weights. Our positions and prompt sizes are taken from llamadesk-bench's JSON, so both sides
 are timed at exactly the same points.
 
 usage: compare_llamacpp.py --bench build/engine/tools/bench/llamadesk-bench [--threads 2]
        [--repeats 5] [--work-dir /tmp/llamadesk-compare] [--models 260K,15M-f32,...] [--prefill 512,1000]
-       [--cpu-time] [--json]
+       [--decode-at 16,256] [--cpu-time] [--json]
 """
 
 import argparse
@@ -32,10 +34,12 @@ DEFAULT_MODELS = ["260K", "15M-f32", "15M-f16", "110M-f32", "110M-f16", "110M-q8
 DECODE_TOKENS = 8  # tokens per decode sample, as in llamadesk-bench
 
 
-def ours(bench, path, threads, repeats, cpu_time, prefill):
-    cmd = [bench, "--model", path, "--threads", str(threads), "--repeats", str(repeats), "--json"]
+def ours(bench, path, threads, repeats, cpu_time, prefill, decode_at):
+    cmd = [bench, "--model", path, "--threads", str(threads), "--repeats", str(repeats), "--json", "--batch", "1"]
     if prefill:
         cmd += ["--prefill", prefill]
+    if decode_at:
+        cmd += ["--decode-at", decode_at]
     out = subprocess.run(cmd + (["--cpu-time"] if cpu_time else []), check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 
@@ -115,7 +119,11 @@ def model_path(name, bench, work_dir, shared):
     shape, dtype = name.rsplit("-", 1)
     path = os.path.join(work_dir, f"synthetic-{shape}-{dtype}.gguf")
     if not os.path.exists(path):
-        subprocess.run([bench, "--synthetic", shape, "--dtype", dtype, "--write-gguf", path], check=True)
+        cmd = [bench, "--synthetic", shape, "--dtype", dtype, "--write-gguf", path]
+        vocab = os.path.join(shared, "llama3/ggml-vocab-llama-bpe.gguf")
+        if shape == "8B" and os.path.exists(vocab):  # Llama 3's own vocabulary, as its files have
+            cmd += ["--vocab", vocab]
+        subprocess.run(cmd, check=True)
     return path
 
 
@@ -130,6 +138,7 @@ def main():
     ap.add_argument("--models", default=",".join(DEFAULT_MODELS))
     ap.add_argument("--json", action="store_true", help="print the rows as JSON")
     ap.add_argument("--prefill", help="prompt sizes to time, as llamadesk-bench --prefill takes them (512,1000)")
+    ap.add_argument("--decode-at", help="positions to time decode at, as llamadesk-bench --decode-at takes them")
     ap.add_argument("--cpu-time", action="store_true",
                     help="time both with process CPU time instead of the wall clock (one thread, busy machine)")
     args = ap.parse_args()
@@ -147,7 +156,7 @@ def main():
         if path is None:
             print(f"skipping {name}: file not found", file=sys.stderr)
             continue
-        mine = ours(args.bench, path, args.threads, args.repeats, args.cpu_time, args.prefill)
+        mine = ours(args.bench, path, args.threads, args.repeats, args.cpu_time, args.prefill, args.decode_at)
         theirs = LlamaCpp(llama_cpp, path, args.threads, time.process_time if args.cpu_time else time.perf_counter)
         try:
             for p in mine["prefill"]:

@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "memory_bandwidth.h"
 #include "model/weight_types.h"
+#include "readers/gguf_reader.h"
 #include "synthetic/synthetic_model.h"
 #include "../tool_options.h"
 
@@ -25,22 +26,27 @@ namespace {
 struct Options {
     std::string model, synthetic, backend = "cpu";
     std::string write_gguf, write_hf, write_meta;  // save the synthetic model instead of timing it
+    std::string vocab;                             // a GGUF whose vocabulary the synthetic model takes
+    bool untied = false;                           // a classifier of its own, not the embedding
     int shards = 1;
     bool writes() const { return !write_gguf.empty() || !write_hf.empty() || !write_meta.empty(); }
     WeightMix mix = DType::F32;
     int threads = 0;
     KvCacheType kv_type = KvCacheType::F16;
-    std::vector<int> prefill;  // prompt sizes to time instead of the plan's
+    std::vector<int> prefill, decode_at, batch;  // in place of the plan's
     bool json = false;
     bool cuda_graphs = true, cuda_decode_cublas = false;
     bench::BenchPlan plan;
 };
 
 const char* usage() {
-    return "usage: llamadesk-bench (--model PATH | --synthetic 260K|15M|110M|110M-gqa|7B) [options]\n"
+    return "usage: llamadesk-bench (--model PATH | --synthetic NAME) [options]\n"
            "\n"
            "  --model PATH        checkpoint file or folder\n"
-           "  --synthetic NAME    random weights in the shape of llama2.c's stories models (or 7B)\n"
+           "  --synthetic NAME    random weights in a named shape: llama2.c's stories models 260K, 15M,\n"
+           "                      110M, 110M-gqa; Llama 2 7B; Llama 3 8B; llama3-test (small, Llama 3.1 RoPE)\n"
+           "  --vocab FILE.gguf   the synthetic model takes this file's vocabulary (its size must match)\n"
+           "  --untied            the synthetic model's classifier is a matrix of its own\n"
            "  --dtype T           the synthetic model's weight types: f32 (default), f16, bf16, q8_0, q4_0,\n"
            "                      q4_1, q5_0, q5_1, q4_k, q5_k, q6_k, or the mixes q4_k_m, q5_k_m\n"
            "  --threads N         CPU threads (default: all cores)\n"
@@ -50,6 +56,8 @@ const char* usage() {
            "  --cuda-decode gemv|cublas  single-token products: our GEMV or cuBLAS (default gemv)\n"
            "  --repeats N         samples per figure, the median is reported (default 5)\n"
            "  --prefill N,N,...   prompt sizes to time (default 256,1000 on the CPU, 512 on CUDA)\n"
+           "  --decode-at N,N,... context positions to time decode at (default 16,256,1000 on the CPU)\n"
+           "  --batch N,N,...     sequences per batched decode step (default 1,2,4 on the CPU)\n"
            "  --write-gguf PATH   save the synthetic model as GGUF and exit\n"
            "  --write-hf DIR      ... as a Hugging Face folder (safetensors) and exit\n"
            "  --write-meta DIR    ... as a Meta folder (consolidated.NN.pth) and exit\n"
@@ -69,6 +77,10 @@ Options parse_options(int argc, char** argv) {
             std::fputs(usage(), stdout);
             std::exit(0);
         }
+        if (arg == "--untied") {
+            o.untied = true;
+            continue;
+        }
         if (arg == "--json" || arg == "--cpu-time") {
             (arg == "--json" ? o.json : o.plan.cpu_time) = true;
             continue;
@@ -80,6 +92,7 @@ Options parse_options(int argc, char** argv) {
         else if (arg == "--write-gguf") o.write_gguf = value;
         else if (arg == "--write-hf") o.write_hf = value;
         else if (arg == "--write-meta") o.write_meta = value;
+        else if (arg == "--vocab") o.vocab = value;
         else if (arg == "--shards") o.shards = parse_int(arg, value);
         else if (arg == "--backend") o.backend = value;
         else if (arg == "--threads") o.threads = parse_int(arg, value);
@@ -88,6 +101,8 @@ Options parse_options(int argc, char** argv) {
         else if (arg == "--cuda-decode" && (value == "gemv" || value == "cublas")) o.cuda_decode_cublas = value == "cublas";
         else if (arg == "--repeats") o.plan.repeats = std::max(1, parse_int(arg, value));
         else if (arg == "--prefill") o.prefill = tools::parse_int_list(arg, value);
+        else if (arg == "--decode-at") o.decode_at = tools::parse_int_list(arg, value);
+        else if (arg == "--batch") o.batch = tools::parse_int_list(arg, value);
         else if (arg == "--dtype") {
             o.mix = tools::parse_mix(value);
         } else {
@@ -96,6 +111,8 @@ Options parse_options(int argc, char** argv) {
     }
     if (o.model.empty() == o.synthetic.empty())
         fail(ErrorCode::InvalidArgument, "give exactly one of --model PATH and --synthetic NAME (see --help)");
+    if ((!o.vocab.empty() || o.untied) && o.synthetic.empty())
+        fail(ErrorCode::InvalidArgument, "--vocab and --untied shape a --synthetic model");
     if (o.writes() && o.synthetic.empty())
         fail(ErrorCode::InvalidArgument, "--write-gguf, --write-hf and --write-meta save a --synthetic model");
     if (o.backend != "cpu" && o.backend != "cuda")
@@ -182,6 +199,16 @@ void print_json(const Options& o, const Checkpoint& ckpt, const Backend& backend
     std::printf("]}\n");
 }
 
+// The real vocabulary in place of the synthetic one, so other programs tokenize as for the real model.
+void take_vocabulary(const std::string& path, Checkpoint& ckpt) {
+    std::shared_ptr<EmbeddedVocab> vocab = read_gguf_vocabulary(path);
+    if (int64_t(vocab->tokens.size()) != ckpt.config.vocab_size)
+        fail(ErrorCode::InvalidArgument, "--vocab " + path + " has " + std::to_string(vocab->tokens.size()) +
+                                             " tokens; the synthetic model has " +
+                                             std::to_string(ckpt.config.vocab_size));
+    ckpt.tokenizer.embedded = std::move(vocab);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -190,15 +217,18 @@ int main(int argc, char** argv) {
         // synthetic weights for the GPU are made there (blocks: a short run quantized on the host,
         // repeated): quantizing 7B's 6.7 G weights on the host would take minutes
         const bool on_gpu_weights = o.backend == "cuda" && !o.synthetic.empty() && !o.writes();
-        const Checkpoint ckpt = !o.model.empty() ? open_checkpoint(o.model)
-                                : on_gpu_weights ? synthetic_shapes(synthetic_config(o.synthetic), o.mix)
-                                                 : make_synthetic_checkpoint(synthetic_config(o.synthetic), o.mix, 1);
+        Checkpoint ckpt = !o.model.empty() ? open_checkpoint(o.model)
+                          : on_gpu_weights ? synthetic_shapes(synthetic_config(o.synthetic), o.mix)
+                                           : make_synthetic_checkpoint(synthetic_config(o.synthetic), o.mix, 1, !o.untied);
+        if (!o.vocab.empty()) take_vocabulary(o.vocab, ckpt);
         if (o.backend == "cuda") {  // the CUDA rows: long contexts, a 512-token prompt
             o.plan.prefill_tokens = {512};
             o.plan.decode_positions = {16, 1024, 4000};
             o.plan.batch_sizes = {};  // CUDA runs a batch one sequence after another
         }
         if (!o.prefill.empty()) o.plan.prefill_tokens = o.prefill;
+        if (!o.decode_at.empty()) o.plan.decode_positions = o.decode_at;
+        if (!o.batch.empty()) o.plan.batch_sizes = o.batch;
         if (o.writes()) {
             if (!o.write_gguf.empty()) write_gguf(ckpt, o.write_gguf);
             if (!o.write_hf.empty()) write_hf(ckpt, o.write_hf, o.shards);

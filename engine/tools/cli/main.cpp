@@ -76,7 +76,7 @@ void load(Engine& engine, const cli::Options& o) {
     const ModelInfo info = engine.model_info();
     std::fprintf(stderr,
                  "[llamadesk] %s: %s (%.1f MB, %.2f bytes/param; %.0f MB resident after load, peak %.0f MB), %d layers, "
-                 "%d heads / %d kv heads, context %d (%s), %s on %s (%s)\n",
+                 "%d heads / %d kv heads, context %d: %s; %s on %s (%s)\n",
                  info.name.c_str(), info.weight_types.c_str(), double(info.weight_bytes) / 1e6,
                  double(info.weight_bytes) / double(info.n_params), status_megabytes("VmRSS"), status_megabytes("VmHWM"),
                  info.n_layers, info.n_heads, info.n_kv_heads,
