@@ -164,6 +164,61 @@ inline float hsum256(__m256 v) {
     return _mm_cvtss_f32(s);
 }
 
+// Q6_K's tile (the classifier of Llama 3's Q4_K_M files): its sub-block scales are small integers,
+// so they go into the integer dot (madd_epi16 against the two halves' scales instead of ones), and
+// the -32 offset comes off the 16-bit pair sums, with 32 * activations made once per chunk for all
+// rows, as llama.cpp does. That leaves one float step per chunk and row.
+template <int RM, int RN>
+void q6_k_tile(const QuantizedRows& x, const uint8_t* w, int64_t ldw, float* y, int64_t ldy) {
+    using Block = quant::BlockQ6_K;
+    const int64_t k = x.k, n_chunks = k / 32, n_blocks = n_chunks / 8;
+    const __m256i thirty_two = _mm256_set1_epi8(32);
+    __m256 acc[RM][RN];
+#pragma GCC unroll 4
+    for (int i = 0; i < RM; ++i)
+#pragma GCC unroll 4
+        for (int r = 0; r < RN; ++r) acc[i][r] = _mm256_setzero_ps();
+
+    for (int64_t b = 0; b < n_blocks; ++b) {
+        const Block* block[RN];
+        __m128i scales[RN];
+        __m256 d[RN];
+#pragma GCC unroll 4
+        for (int r = 0; r < RN; ++r) {
+            block[r] = reinterpret_cast<const Block*>(w + r * ldw) + b;
+            scales[r] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block[r]->scales));
+            d[r] = _mm256_set1_ps(half_to_float(block[r]->d));
+        }
+#pragma GCC unroll 8
+        for (int j = 0; j < 8; ++j) {
+            const int64_t c = b * 8 + j;
+            // bytes 0..7 of the pick select scale 2j (the chunk's low 16 values), bytes 8..15 scale 2j + 1
+            constexpr uint64_t kBytes = 0x0101010101010101ULL;
+            const __m128i pick = _mm_set_epi64x(int64_t(kBytes * (2 * j + 1)), int64_t(kBytes * (2 * j)));
+            __m256i q[RN], scale[RN];
+#pragma GCC unroll 4
+            for (int r = 0; r < RN; ++r) {
+                q[r] = Q6_K::chunk(*block[r], j);
+                scale[r] = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(scales[r], pick));
+            }
+#pragma GCC unroll 4
+            for (int i = 0; i < RM; ++i) {
+                const __m256i a = load256(x.q + i * k + 32 * c);
+                const __m256i offset = _mm256_maddubs_epi16(thirty_two, a);
+                const __m256 da = _mm256_set1_ps(x.d[i * n_chunks + c]);
+#pragma GCC unroll 4
+                for (int r = 0; r < RN; ++r) {
+                    const __m256i pairs = _mm256_sub_epi16(_mm256_maddubs_epi16(q[r], a), offset);
+                    const __m256i dot = _mm256_madd_epi16(pairs, scale[r]);
+                    acc[i][r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_mul_ps(da, d[r]), acc[i][r]);
+                }
+            }
+        }
+    }
+    for (int i = 0; i < RM; ++i)
+        for (int r = 0; r < RN; ++r) y[i * ldy + r] = hsum256(acc[i][r]);
+}
+
 // y (RM, RN) = x (RM activation rows) . w (RN rows, ldw bytes apart)^T. Each weight chunk is
 // unpacked once and used by all RM activation rows.
 template <class T, int RM, int RN>
@@ -447,7 +502,8 @@ void quantized_edge_cols(int rn, const QuantizedRows& x, const uint8_t* w, int64
 #if defined(LLAMADESK_CPU_VNNI)
     quantized_tile_wide<T, RM, RN>(x, w, ldw, y, ldy);
 #else
-    quantized_tile<T, RM, RN>(x, w, ldw, y, ldy);
+    if constexpr (std::is_same_v<T, Q6_K>) q6_k_tile<RM, RN>(x, w, ldw, y, ldy);
+    else quantized_tile<T, RM, RN>(x, w, ldw, y, ldy);
 #endif
 }
 
