@@ -164,10 +164,12 @@ inline float hsum256(__m256 v) {
     return _mm_cvtss_f32(s);
 }
 
-// Q6_K's tile (the classifier of Llama 3's Q4_K_M files): its sub-block scales are small integers,
-// so they go into the integer dot (madd_epi16 against the two halves' scales instead of ones), and
-// the -32 offset comes off the 16-bit pair sums, with 32 * activations made once per chunk for all
-// rows, as llama.cpp does. That leaves one float step per chunk and row.
+// Q6_K's tile without VNNI (the classifier of Llama 3's Q4_K_M files, and half their ffn_down and
+// attn_v). Its sub-block scales are small signed integers, so they go into the integer dot
+// (madd_epi16 against the two halves' scales instead of ones), the -32 offset comes off the 16-bit
+// pair sums, and a super-block's chunks gather in one float sum per activation and weight row that
+// meets the super-block's d once: per chunk and pair of rows, one conversion and one fused
+// multiply-add. The generic tile, with two float scales per chunk, streamed it at 2/3 of Q4_K's rate.
 template <int RM, int RN>
 void q6_k_tile(const QuantizedRows& x, const uint8_t* w, int64_t ldw, float* y, int64_t ldy) {
     using Block = quant::BlockQ6_K;
@@ -182,12 +184,13 @@ void q6_k_tile(const QuantizedRows& x, const uint8_t* w, int64_t ldw, float* y, 
     for (int64_t b = 0; b < n_blocks; ++b) {
         const Block* block[RN];
         __m128i scales[RN];
-        __m256 d[RN];
+        __m256 block_acc[RM][RN];
 #pragma GCC unroll 4
         for (int r = 0; r < RN; ++r) {
             block[r] = reinterpret_cast<const Block*>(w + r * ldw) + b;
             scales[r] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block[r]->scales));
-            d[r] = _mm256_set1_ps(half_to_float(block[r]->d));
+#pragma GCC unroll 4
+            for (int i = 0; i < RM; ++i) block_acc[i][r] = _mm256_setzero_ps();
         }
 #pragma GCC unroll 8
         for (int j = 0; j < 8; ++j) {
@@ -210,9 +213,15 @@ void q6_k_tile(const QuantizedRows& x, const uint8_t* w, int64_t ldw, float* y, 
                 for (int r = 0; r < RN; ++r) {
                     const __m256i pairs = _mm256_sub_epi16(_mm256_maddubs_epi16(q[r], a), offset);
                     const __m256i dot = _mm256_madd_epi16(pairs, scale[r]);
-                    acc[i][r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), _mm256_mul_ps(da, d[r]), acc[i][r]);
+                    block_acc[i][r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), da, block_acc[i][r]);
                 }
             }
+        }
+#pragma GCC unroll 4
+        for (int r = 0; r < RN; ++r) {
+            const __m256 d = _mm256_set1_ps(half_to_float(block[r]->d));
+#pragma GCC unroll 4
+            for (int i = 0; i < RM; ++i) acc[i][r] = _mm256_fmadd_ps(block_acc[i][r], d, acc[i][r]);
         }
     }
     for (int i = 0; i < RM; ++i)
@@ -223,6 +232,7 @@ void q6_k_tile(const QuantizedRows& x, const uint8_t* w, int64_t ldw, float* y, 
 // unpacked once and used by all RM activation rows.
 template <class T, int RM, int RN>
 void quantized_tile(const QuantizedRows& x, const uint8_t* w, int64_t ldw, float* y, int64_t ldy) {
+    static_assert(!T::kHalfScales, "Q6_K has its own tile");
     using Block = typename T::Block;
     constexpr int kChunks = T::kChunks;
     const int64_t k = x.k, n_chunks = k / 32, n_blocks = n_chunks / kChunks;
@@ -253,10 +263,7 @@ void quantized_tile(const QuantizedRows& x, const uint8_t* w, int64_t ldw, float
             for (int r = 0; r < RN; ++r) {
                 q[r] = T::chunk(*block[r], j);
                 if constexpr (T::kSigned) magnitude[r] = _mm256_abs_epi8(q[r]);
-                if constexpr (T::kHalfScales)
-                    scale[r] = _mm256_set_m128(_mm_set1_ps(scales[r].hi[j]), _mm_set1_ps(scales[r].lo[j]));
-                else
-                    scale[r] = _mm256_set1_ps(scales[r].lo[j]);
+                scale[r] = _mm256_set1_ps(scales[r].lo[j]);
             }
 #pragma GCC unroll 4
             for (int i = 0; i < RM; ++i) {
