@@ -45,8 +45,9 @@ AppContext::~AppContext() {
     QCoreApplication::sendPostedEvents(chat_.get());
     chat_->shutdown();
     worker_.reset();      // its thread has finished: nothing else can touch it now
-    // Saves already asked for are written before we go: this call queues behind them.
-    QMetaObject::invokeMethod(saver_.get(), [] {}, Qt::BlockingQueuedConnection);
+    // Saves already asked for are written before we go (this call queues behind them), and
+    // those that failed get one last try.
+    QMetaObject::invokeMethod(saver_.get(), &ConversationSaver::flush, Qt::BlockingQueuedConnection);
     storage_thread_.quit();
     storage_thread_.wait();
     saver_.reset();
@@ -94,7 +95,15 @@ void AppContext::wire() {
 
     connect(chat, &ChatController::saveRequested, saver_.get(), &ConversationSaver::save, q);
     connect(chat, &ChatController::removeRequested, saver_.get(), &ConversationSaver::remove, q);
-    connect(saver_.get(), &ConversationSaver::failed, this, &AppContext::showError, q);
+    connect(saver_.get(), &ConversationSaver::failed, this, [this](const QString& m) {
+        save_error_ = m;
+        showError(m);
+    }, q);
+    connect(saver_.get(), &ConversationSaver::recovered, this, [this] {
+        if (error_ == save_error_)
+            dismissError();
+        save_error_.clear();
+    }, q);
 
     // GUI-thread bookkeeping.
     connect(chat, &ChatController::currentChanged, this, [this] {

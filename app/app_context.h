@@ -78,4 +78,5 @@ private:
     QString snapshot_dir_;          // the data folder's kv-snapshots
     qint64 snapshot_budget_ = -1;   // the budget the worker has; -1: none given yet
     QString error_;
+    QString save_error_;  // the saver's last failure, cleared from the window when saves succeed again
 };

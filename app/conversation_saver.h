@@ -1,23 +1,36 @@
 // Writes conversations on its own thread, in the order they were asked for, so the GUI thread
-// never waits for the disk (each save ends with an fsync). Failures come back as a signal.
+// never waits for the disk (each save ends with an fsync). A save that fails is kept (the newest
+// version of each conversation) and tried again every retry interval and before each later save,
+// until the disk takes it: a folder that is read-only or full for a while loses nothing.
 #pragma once
 
+#include <QMap>
 #include <QObject>
+#include <QTimer>
 
 #include "conversation_store.h"
 
 class ConversationSaver : public QObject {
     Q_OBJECT
 public:
-    explicit ConversationSaver(const QString& dataDir, QObject* parent = nullptr);
+    static constexpr int kRetryMs = 5000;
+    explicit ConversationSaver(const QString& dataDir, int retryMs = kRetryMs, QObject* parent = nullptr);
 
 public slots:
     void save(const Conversation& conversation);
     void remove(const QString& id);
+    // Tries every pending save now (the app calls it once more before it exits).
+    void flush();
 
 signals:
+    // Saving failed; the message says what and that it is retried. Sent again only when it changes.
     void failed(const QString& message);
+    // Every save that had failed is now on disk.
+    void recovered();
 
 private:
     ConversationStore store_;
+    QMap<QString, Conversation> pending_;  // by id: the newest version not yet on disk
+    QTimer retry_;
+    QString last_failure_;
 };

@@ -1,5 +1,6 @@
-// Conversations on disk: a round trip, a restart that restores the engine's conversation, and
-// saves killed at random moments (a child process saving in a loop) that never leave a torn file.
+// Conversations on disk: a round trip, a restart that restores the engine's conversation, saves
+// killed at random moments (a child process saving in a loop) that never leave a torn file, and
+// saves retried while the data folder is read-only (a real tmpfs, remounted).
 #include <cstdio>
 
 #include <QDir>
@@ -10,6 +11,7 @@
 #include <QtTest>
 
 #include "app_fixture.h"
+#include "conversation_saver.h"
 #include "conversation_store.h"
 #include "llamadesk/builtin_model.h"
 #include "startup.h"
@@ -79,6 +81,32 @@ int stream_until_saved(const QString& root, const QString& model) {
     f.app->chat()->send("Once upon a time");
     return wait_until([] { return false; }, 120000) ? 0 : 1;
 }
+
+// A real filesystem that can turn read-only and back: a small tmpfs mounted over a temporary
+// folder. Mounting needs root (CI runs the tests as root); without it the tests that use it skip.
+class ScratchMount {
+public:
+    explicit ScratchMount(const QString& path) : path_(path) {
+        mounted_ = run({"mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", path});
+    }
+    ~ScratchMount() {
+        if (mounted_)
+            run({"umount", "-l", path_});
+    }
+    bool mounted() const { return mounted_; }
+    bool setReadOnly(bool read_only) { return run({"mount", "-o", read_only ? "remount,ro" : "remount,rw", path_}); }
+
+private:
+    static bool run(const QStringList& command) {
+        QProcess p;
+        p.start(command.first(), command.mid(1));
+        return p.waitForFinished(10000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
+    }
+    QString path_;
+    bool mounted_ = false;
+};
+
+constexpr const char* kNoMount = "could not mount a tmpfs (needs root): the read-only folder is not tested here";
 }  // namespace
 
 class PersistenceTest : public QObject {
@@ -341,6 +369,63 @@ private slots:
         f.app->start(QString());
         QCOMPARE(f.app->chat()->currentId(), id);
         QCOMPARE(f.app->chat()->draft(), QString("half a thought"));
+    }
+
+    // The data folder turns read-only while conversations change, then writable again: the saves
+    // that failed are said once, retried, and end on disk in their newest version.
+    void failedSavesAreRetried() {
+        QTemporaryDir dir;
+        ScratchMount mount(dir.path());
+        if (!mount.mounted())
+            QSKIP(kNoMount);
+        ConversationSaver saver(dir.path(), 50);
+        QSignalSpy failed(&saver, &ConversationSaver::failed), recovered(&saver, &ConversationSaver::recovered);
+        saver.save(sample(1, 2));
+        QCOMPARE(failed.size(), 0);
+        QVERIFY(mount.setReadOnly(true));
+        saver.save(sample(2, 4));
+        saver.save(sample(3, 6));
+        QCOMPARE(failed.size(), 1);  // said once, not at every save
+        const QString message = failed.first().first().toString();
+        QVERIFY2(message.contains("0b9a4c6e-persist.json") && message.contains("Retrying"), qPrintable(message));
+        QTest::qWait(300);  // several retries, all failing
+        QCOMPARE(failed.size(), 1);
+        QCOMPARE(recovered.size(), 0);
+        QCOMPARE(ConversationStore(dir.path()).loadAll().first().title, QString("version 1"));
+        QVERIFY(mount.setReadOnly(false));
+        QVERIFY(QTest::qWaitFor([&] { return recovered.size() == 1; }, 5000));
+        const QList<Conversation> saved = ConversationStore(dir.path()).loadAll();
+        QCOMPARE(saved.size(), 1);
+        QCOMPARE(saved.first().title, QString("version 3"));
+        QCOMPARE(saved.first().messages.size(), 6);
+    }
+
+    // The same through the window: its message says saving failed and is retried, goes away when
+    // saving works again, and what was typed meanwhile is there after a restart.
+    void theWindowSaysSavingFailedUntilItWorks() {
+        QTemporaryDir dir;
+        ScratchMount mount(dir.path());
+        if (!mount.mounted())
+            QSKIP(kNoMount);
+        QString id;
+        {
+            AppFixture f(dir.path());
+            f.app->start(QString());
+            f.app->chat()->newConversation();
+            f.app->chat()->setDraft("first words");
+            id = f.app->chat()->currentId();
+            QVERIFY(QTest::qWaitFor([&] { return QFileInfo::exists(dir.path() + "/data/conversations/" + id + ".json"); }, 10000));
+            QVERIFY(mount.setReadOnly(true));
+            f.app->chat()->setDraft("words typed while the folder was read-only");
+            QVERIFY(QTest::qWaitFor([&] { return f.app->errorMessage().contains("Retrying"); }, 10000));
+            QVERIFY(mount.setReadOnly(false));
+            QVERIFY2(QTest::qWaitFor([&] { return f.app->errorMessage().isEmpty(); }, 3 * ConversationSaver::kRetryMs),
+                     qPrintable(f.app->errorMessage()));
+        }
+        AppFixture f(dir.path());
+        f.app->start(QString());
+        QCOMPARE(f.app->chat()->currentId(), id);
+        QCOMPARE(f.app->chat()->draft(), QString("words typed while the folder was read-only"));
     }
 
     // A deleted conversation can be brought back for a few seconds; then its file is gone.
