@@ -52,6 +52,7 @@ Conversation* ChatController::find(const QString& key) const {
 void ChatController::loadSaved() {
     QStringList errors;
     for (Conversation& c : store_.loadAll(&errors)) {
+        settings_.adopt(c.id);  // one saved before conversations kept their own settings keeps today's
         Conversation* added = conversations_.append(std::move(c));
         emit requestRestore(added->id, added->turns(), settings_.systemPromptOf(added->id), added->format,
                             conversation_date(*added));
@@ -112,6 +113,7 @@ Conversation* ChatController::createConversation() {
     c.created = QDateTime::currentDateTimeUtc();
     c.format = model_format_;
     c.stats.context_length = context_length_;
+    settings_.adopt(c.id);
     Conversation* added = conversations_.prepend(std::move(c));
     emit requestFormat(added->id, added->format, conversation_date(*added));
     return added;

@@ -11,14 +11,40 @@ void ConversationSettings::setConversation(const QString& id) {
 
 void ConversationSettings::forget(const QString& id) { settings_->remove("conversations/" + id); }
 
+namespace {
+
+const char* const kKeys[] = {"systemPrompt", "temperature", "topP", "topK", "repeatPenalty", "maxNewTokens", "seed"};
+const QString kSystemPrompt = "systemPrompt";
+
+}  // namespace
+
+void ConversationSettings::adopt(const QString& id) {
+    for (const char* key : kKeys) {
+        const QString own = "conversations/" + id + "/" + key, common = QString("defaults/") + key;
+        if (!settings_->contains(own) && settings_->contains(common))
+            settings_->setValue(own, settings_->value(common));
+    }
+    if (id == id_)
+        emit changed();
+}
+
 QVariant ConversationSettings::value(const QString& key, const QVariant& fallback) const {
-    return settings_->value("conversations/" + id_ + "/" + key,
-                            settings_->value("defaults/" + key, fallback));
+    return settings_->value("conversations/" + id_ + "/" + key, fallback);
 }
 
 QString ConversationSettings::systemPromptOf(const QString& id) const {
-    return settings_->value("conversations/" + id + "/systemPrompt",
-                            settings_->value("defaults/systemPrompt")).toString();
+    return settings_->value("conversations/" + id + "/" + kSystemPrompt).toString();
+}
+
+QString ConversationSettings::defaultSystemPrompt() const {
+    return settings_->value("defaults/" + kSystemPrompt).toString();
+}
+
+void ConversationSettings::setDefaultSystemPrompt(const QString& v) {
+    if (v == defaultSystemPrompt())
+        return;
+    settings_->setValue("defaults/" + kSystemPrompt, v);
+    emit changed();
 }
 
 void ConversationSettings::setValue(const QString& key, const QVariant& v) {
@@ -27,7 +53,8 @@ void ConversationSettings::setValue(const QString& key, const QVariant& v) {
         return;
     if (!id_.isEmpty())
         settings_->setValue("conversations/" + id_ + "/" + key, v);
-    settings_->setValue("defaults/" + key, v);  // new conversations start from the latest choice
+    if (key != kSystemPrompt)
+        settings_->setValue("defaults/" + key, v);  // new conversations start from the latest sampling
     emit changed();
 }
 

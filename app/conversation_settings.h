@@ -1,5 +1,8 @@
 // The sampling settings and system prompt of the current conversation, kept with QSettings under
-// conversations/<id>/. A conversation without its own values uses the last values set anywhere.
+// conversations/<id>/. A conversation takes its values when it is made (adopt) and keeps them:
+// changing one conversation never changes another. New conversations start from defaults/: the
+// sampling last chosen anywhere, and the system prompt for new conversations, a setting of its own
+// (a conversation's system prompt is part of its history, so it never travels).
 #pragma once
 
 #include <QObject>
@@ -13,6 +16,7 @@ class ConversationSettings : public QObject {
     QML_ELEMENT
     QML_UNCREATABLE("owned by ChatController")
     Q_PROPERTY(QString systemPrompt READ systemPrompt WRITE setSystemPrompt NOTIFY changed)
+    Q_PROPERTY(QString defaultSystemPrompt READ defaultSystemPrompt WRITE setDefaultSystemPrompt NOTIFY changed)
     Q_PROPERTY(double temperature READ temperature WRITE setTemperature NOTIFY changed)
     Q_PROPERTY(double topP READ topP WRITE setTopP NOTIFY changed)
     Q_PROPERTY(int topK READ topK WRITE setTopK NOTIFY changed)
@@ -25,6 +29,9 @@ public:
     ConversationSettings(QSettings* settings, QObject* parent = nullptr);
 
     void setConversation(const QString& id);
+    // Gives conversation id the defaults' values for every setting it has none of yet: a new
+    // conversation, or one saved before conversations kept their own.
+    void adopt(const QString& id);
     void forget(const QString& id);
     llamadesk::GenerateParams generateParams() const;
 
@@ -36,6 +43,8 @@ public:
     int maxNewTokens() const { return value("maxNewTokens", 256).toInt(); }
     int seed() const { return value("seed", -1).toInt(); }  // < 0: random
     QString systemPromptOf(const QString& id) const;
+    QString defaultSystemPrompt() const;
+    void setDefaultSystemPrompt(const QString& v);
     QString lastError() const { return lastError_; }
 
     void setSystemPrompt(const QString& v) { setValue("systemPrompt", v); }

@@ -66,8 +66,9 @@ Dialog {
             spacing: 8
 
             Label { text: qsTr("This conversation"); font.bold: true }
-            Label { text: qsTr("System prompt (used from the conversation's first turn)"); color: Theme.muted }
+            Label { text: qsTr("System prompt of this conversation (used from its first turn)"); color: Theme.muted }
             TextArea {
+                objectName: "systemPrompt"
                 Layout.fillWidth: true
                 Layout.preferredHeight: 70
                 wrapMode: TextEdit.Wrap
@@ -115,6 +116,17 @@ Dialog {
             }
 
             Label { text: qsTr("Application"); font.bold: true; Layout.topMargin: 8 }
+            Label { text: qsTr("System prompt for new conversations (each keeps its own afterwards)"); color: Theme.muted }
+            TextArea {
+                objectName: "defaultSystemPrompt"
+                Layout.fillWidth: true
+                Layout.preferredHeight: 70
+                wrapMode: TextEdit.Wrap
+                placeholderText: qsTr("empty: new conversations start without one")
+                background: Rectangle { radius: 6; color: Theme.surface; border.color: Theme.border }
+                text: dialog.conversation.defaultSystemPrompt
+                onEditingFinished: dialog.conversation.defaultSystemPrompt = text
+            }
             SpinRow {
                 label: qsTr("CPU threads (0: all)"); from: 0; to: 256
                 value: dialog.appSettings.threads

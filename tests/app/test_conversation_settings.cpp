@@ -1,5 +1,6 @@
 // ConversationSettings refuses sampling values the engine would refuse, keeps the old value and
-// says why in lastError; no model needed.
+// says why in lastError; each conversation keeps its own settings, and the system prompt never
+// travels from one conversation to another; no model needed.
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -59,6 +60,57 @@ private slots:
         settings_->setTemperature(0);  // greedy
         QCOMPARE(settings_->temperature(), 0.0);
         QCOMPARE(settings_->lastError(), QString());
+    }
+
+    // A system prompt set in one conversation stays there: not in one made before, not in one made
+    // after (that one takes the system prompt for new conversations).
+    void the_system_prompt_belongs_to_its_conversation() {
+        settings_->adopt("c1");
+        settings_->adopt("c2");
+        settings_->setSystemPrompt("Answer as a pirate.");
+        QCOMPARE(settings_->systemPromptOf("c1"), QString("Answer as a pirate."));
+        QCOMPARE(settings_->systemPromptOf("c2"), QString());
+        QCOMPARE(settings_->defaultSystemPrompt(), QString());
+        settings_->adopt("c3");
+        QCOMPARE(settings_->systemPromptOf("c3"), QString());
+        settings_->setConversation("c2");
+        QCOMPARE(settings_->systemPrompt(), QString());
+        QCOMPARE(settings_->generateParams().system_prompt, std::string());
+
+        settings_->setDefaultSystemPrompt("Be brief.");
+        settings_->adopt("c4");
+        QCOMPARE(settings_->systemPromptOf("c4"), QString("Be brief."));
+        // made before: unchanged
+        QCOMPARE(settings_->systemPromptOf("c1"), QString("Answer as a pirate."));
+        QCOMPARE(settings_->systemPromptOf("c2"), QString());
+        QCOMPARE(settings_->systemPromptOf("c3"), QString());
+    }
+
+    // Sampling chosen in one conversation is where new ones start, and never changes another.
+    void sampling_starts_new_conversations_and_stays_put() {
+        settings_->adopt("c1");
+        settings_->adopt("c2");
+        settings_->setTemperature(0.3);
+        settings_->setConversation("c2");
+        QCOMPARE(settings_->temperature(), 0.8);  // the built-in default, as before c1 changed
+        settings_->adopt("c3");
+        settings_->setConversation("c3");
+        QCOMPARE(settings_->temperature(), 0.3);
+        settings_->setTemperature(1.2);
+        settings_->setConversation("c1");
+        QCOMPARE(settings_->temperature(), 0.3);
+    }
+
+    // Settings written before conversations kept their own (only defaults/ was set) are kept by the
+    // conversations that used them when they are adopted at load.
+    void a_saved_conversation_keeps_the_values_it_used() {
+        qsettings_->setValue("defaults/systemPrompt", "Old prompt.");
+        qsettings_->setValue("defaults/topK", 7);
+        settings_->adopt("old");
+        settings_->setDefaultSystemPrompt("New prompt.");
+        QCOMPARE(settings_->systemPromptOf("old"), QString("Old prompt."));
+        settings_->setConversation("old");
+        QCOMPARE(settings_->topK(), 7);
     }
 
 private:
