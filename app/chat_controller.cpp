@@ -57,8 +57,10 @@ void ChatController::loadSaved() {
         emit requestRestore(added->id, added->turns(), settings_.systemPromptOf(added->id), added->format,
                             conversation_date(*added));
     }
-    for (const QString& e : errors)
-        emit errorOccurred("A saved conversation could not be read: " + e);
+    if (!errors.isEmpty())
+        emit errorOccurred((errors.size() == 1 ? tr("A saved conversation could not be read: ")
+                                               : tr("%1 saved conversations could not be read: ").arg(errors.size())) +
+                           errors.join("; ") + tr(". Nothing was deleted."));
     if (conversations_.rowCount() == 0)
         newConversation();
     else

@@ -2,6 +2,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -84,10 +85,19 @@ QList<Conversation> ConversationStore::loadAll(QStringList* errors) const {
             c = fromJson(file.readAll(), &error);
         else
             error = file.errorString();
-        if (c)
+        file.close();
+        if (c) {
             out.append(*c);
-        else if (errors)
-            errors->append(file.fileName() + ": " + error);
+            continue;
+        }
+        QDir().mkpath(unreadableDir());
+        QString aside = unreadableDir() + "/" + name;
+        for (int n = 2; QFileInfo::exists(aside); ++n)
+            aside = unreadableDir() + "/" + QFileInfo(name).completeBaseName() + QString("-%1.json").arg(n);
+        const bool moved = QFile::rename(file.fileName(), aside);
+        if (errors)
+            errors->append(QString("%1 (%2; %3)").arg(name, error,
+                                                      moved ? "kept as " + aside : "left where it is: could not move it to " + aside));
     }
     std::sort(out.begin(), out.end(),
               [](const Conversation& a, const Conversation& b) { return a.created > b.created; });

@@ -14,8 +14,11 @@ class ConversationStore {
 public:
     explicit ConversationStore(const QString& dataDir);
 
-    // Every readable conversation, newest first; unreadable files are skipped and named in *errors.
+    // Every readable conversation, newest first. An unreadable file is moved into unreadable/ beside
+    // the others (under a name no file there has: never overwritten, never deleted), so no later
+    // save can take its place, and named in *errors with why and where it now is.
     QList<Conversation> loadAll(QStringList* errors = nullptr) const;
+    QString unreadableDir() const { return dir_ + "/unreadable"; }
     bool save(const Conversation& conversation, QString* error = nullptr) const;
     bool remove(const QString& id) const;
     QString pathOf(const QString& id) const;

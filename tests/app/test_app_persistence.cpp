@@ -148,19 +148,44 @@ private slots:
         QVERIFY(store.loadAll().isEmpty());
     }
 
-    void unreadableFileIsReportedNotFatal() {
+    // Several unreadable files: each is named with its reason, in one message in the window, and
+    // kept aside with its bytes, never over another kept file; the readable one loads.
+    void everyUnreadableFileIsListedAndKeptAside() {
         QTemporaryDir dir;
-        const ConversationStore store(dir.path());
+        const QString conversations = dir.path() + "/data/conversations";
+        const ConversationStore store(dir.path() + "/data");
         QVERIFY(store.save(sample(1, 2)));
-        QDir().mkpath(dir.path() + "/conversations");
-        QFile junk(dir.path() + "/conversations/junk.json");
-        QVERIFY(junk.open(QIODevice::WriteOnly));
-        junk.write("{\"version\": 1, \"id\": ");
-        junk.close();
+        const QMap<QString, QByteArray> bad{{"junk.json", "{\"version\": 1, \"id\": "},
+                                            {"empty.json", ""},
+                                            {"newer.json", "{\"version\": 99, \"id\": \"x\"}"}};
+        auto write = [](const QString& path, const QByteArray& bytes) {
+            QFile f(path);
+            return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+        };
+        for (auto it = bad.cbegin(); it != bad.cend(); ++it)
+            QVERIFY(write(conversations + "/" + it.key(), it.value()));
+        QVERIFY(QDir().mkpath(store.unreadableDir()));
+        QVERIFY(write(store.unreadableDir() + "/junk.json", "set aside earlier"));
+        {
+            AppFixture f(dir.path());
+            f.app->start(QString());
+            QCOMPARE(f.app->chat()->conversations()->rowCount(), 1);
+            const QString message = f.app->errorMessage();
+            QVERIFY2(message.startsWith("3 saved conversations could not be read"), qPrintable(message));
+            for (const QString& name : bad.keys())
+                QVERIFY2(message.contains(name), qPrintable(name + " not in: " + message));
+        }
+        auto read = [](const QString& path) {
+            QFile f(path);
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray("(missing)");
+        };
+        QCOMPARE(read(store.unreadableDir() + "/junk.json"), QByteArray("set aside earlier"));
+        QCOMPARE(read(store.unreadableDir() + "/junk-2.json"), bad["junk.json"]);
+        QCOMPARE(read(store.unreadableDir() + "/empty.json"), bad["empty.json"]);
+        QCOMPARE(read(store.unreadableDir() + "/newer.json"), bad["newer.json"]);
         QStringList errors;
         QCOMPARE(store.loadAll(&errors).size(), 1);
-        QCOMPARE(errors.size(), 1);
-        QVERIFY(errors.first().contains("junk.json"));
+        QVERIFY2(errors.isEmpty(), qPrintable(errors.join("\n")));
     }
 
     void killedSaveLeavesPreviousFileReadable() {
