@@ -140,11 +140,38 @@ void ModelController::onLoadFailed(const QString& path, int code, const QString&
         tokenizer_for_ = path;
         tokenizer_message_ = message;
         emit needsTokenizerChanged();
-    } else {
-        const QString still = has_model_ ? tr(" Still using %1.").arg(name()) : QString();
-        emit errorOccurred(tr("Could not load %1: %2%3").arg(displayName(path), message, still));
+        finishOne();
+        return;
     }
+    // With no model to keep (a bad --model at start), open the last good model, else the
+    // built-in one, so the window always answers; the message stays up to say why.
+    const QString fallback = has_model_ || loads_in_flight_ > 1 ? QString() : nextFallback(path);
+    QString text = tr("Could not load %1: %2").arg(displayName(path), message);
+    if (!text.endsWith('.'))
+        text += '.';
+    if (has_model_)
+        text += tr(" Still using %1.").arg(name());
+    else if (!fallback.isEmpty())
+        text += tr(" Opening %1 instead.").arg(fallback == QString::fromStdString(builtin_model_path())
+                                                   ? tr("the built-in model")
+                                                   : displayName(fallback));
+    emit errorOccurred(text);
     finishOne();
+    if (!fallback.isEmpty())
+        load(fallback, settings_->tokenizerFor(fallback));
+}
+
+QString ModelController::nextFallback(const QString& failed) {
+    const QString last = settings_->lastModel(), builtin = QString::fromStdString(builtin_model_path());
+    for (const QString& candidate : {last, builtin}) {
+        if (candidate.isEmpty() || candidate == failed || fallbacks_tried_.contains(candidate))
+            continue;
+        if (!QFileInfo::exists(candidate) && !remote::is_remote_location(candidate))
+            continue;
+        fallbacks_tried_.insert(candidate);  // each at most once, so two bad files never loop
+        return candidate;
+    }
+    return QString();
 }
 
 void ModelController::finishOne() {

@@ -1,10 +1,12 @@
 // Which model is loaded and loading: open a checkpoint (file dialog, drop, recent list) or a model
 // on a server (remote_location(): base URL and model; its API key goes to ApiKeyStore), load
 // progress, the header's figures, the tokenizer question, and load errors. A failed load changes
-// nothing here: the previous model's figures stay, as the previous model stays in the engine.
+// nothing here: the previous model's figures stay, as the previous model stays in the engine. With
+// no model loaded (a bad --model at start), the last good model, else the built-in one, opens instead.
 #pragma once
 
 #include <QObject>
+#include <QSet>
 #include <QStringList>
 #include <QTimer>
 #include <QtQml/qqmlregistration.h>
@@ -122,6 +124,9 @@ signals:
 private:
     void finishOne();
     void refreshResidentBytes();
+    // The model to open after `failed` when none is loaded: the last good one, else the built-in
+    // one, each tried once; empty when none is left.
+    QString nextFallback(const QString& failed);
 
     AppSettings* settings_;
     ApiKeyStore* keys_;
@@ -134,4 +139,5 @@ private:
     QString tokenizer_message_;
     qint64 resident_bytes_ = -1;
     QTimer resident_timer_;
+    QSet<QString> fallbacks_tried_;
 };

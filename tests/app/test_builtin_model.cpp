@@ -1,6 +1,7 @@
 // The built-in model (resources/guide-model/) on a machine with nothing else: no ../shared, an
 // empty HOME, no settings. The window and the CLI start on it and answer from what it was taught,
 // and the header names it.
+#include <QFile>
 #include <QFileInfo>
 #include <QProcess>
 #include <QtTest>
@@ -71,6 +72,42 @@ private slots:
         QVERIFY(!f.app->model()->builtin());
         QCOMPARE(f.app->model()->name(), QString("other"));
         QVERIFY(f.app->model()->suggestedQuestions().isEmpty());
+        qunsetenv("LLAMADESK_BUILTIN_MODEL");
+    }
+
+    // A bad --model at start: the window names the file and why, and opens the last good model, or
+    // the built-in one when there is none.
+    void aBadModelAtStartOpensTheLastGoodOneOrTheBuiltinOne() {
+        qputenv("LLAMADESK_BUILTIN_MODEL", LLAMADESK_BUILTIN_MODEL_FILE);
+        QTemporaryDir root;
+        const QString broken = root.filePath("broken.gguf"), good = root.filePath("good.gguf");
+        QFile file(broken);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QByteArray("GGUF\x03\x00\x00\x00", 8) + QByteArray(64, '\xff'));
+        file.close();
+        auto loaded = [](AppFixture& f) {
+            return wait_until([&] { return f.app->model()->hasModel() && !f.app->model()->loading(); }, 120000);
+        };
+        {
+            AppFixture f(root.path());
+            f.app->start(broken);
+            QVERIFY(loaded(f));
+            QVERIFY(f.app->model()->builtin());
+            const QString message = f.app->errorMessage();
+            QVERIFY2(message.startsWith("Could not load broken.gguf: ") &&
+                         message.endsWith(". Opening the built-in model instead."),
+                     qPrintable(message));
+            llamadesk::write_gguf(llamadesk::make_synthetic_checkpoint(llamadesk::synthetic_config("260K"),
+                                                                       llamadesk::DType::F32, 7),
+                                  good.toStdString());
+            QVERIFY(f.load(good));
+            QCOMPARE(f.app->model()->name(), QString("good"));
+        }
+        AppFixture f(root.path());
+        f.app->start(broken);
+        QVERIFY(loaded(f));
+        QCOMPARE(f.app->model()->name(), QString("good"));
+        QVERIFY2(f.app->errorMessage().endsWith(". Opening good.gguf instead."), qPrintable(f.app->errorMessage()));
         qunsetenv("LLAMADESK_BUILTIN_MODEL");
     }
 };
