@@ -425,6 +425,34 @@ private slots:
         QCOMPARE(saved.first().messages.size(), 6);
     }
 
+    // The disk fills up: the save that does not fit fails without touching the saved file (never a
+    // torn or empty one), is retried, and lands once there is room again.
+    void aFullDiskKeepsTheSavedFile() {
+        QTemporaryDir dir;
+        ScratchMount mount(dir.path());
+        if (!mount.mounted())
+            QSKIP(kNoMount);
+        ConversationSaver saver(dir.path(), 50);
+        QSignalSpy failed(&saver, &ConversationSaver::failed), recovered(&saver, &ConversationSaver::recovered);
+        saver.save(sample(1, 2));
+        const QString path = ConversationStore(dir.path()).pathOf(sample(1, 2).id);
+        const qint64 saved_size = QFileInfo(path).size();
+        QVERIFY(saved_size > 0);
+        QFile filler(dir.path() + "/filler");
+        QVERIFY(filler.open(QIODevice::WriteOnly));
+        const QByteArray chunk(64 * 1024, 'f');
+        while (filler.write(chunk) == chunk.size() && filler.flush()) {
+        }
+        filler.close();
+        saver.save(sample(2, 400));  // about 240 KB: more than is left
+        QCOMPARE(failed.size(), 1);
+        QCOMPARE(QFileInfo(path).size(), saved_size);
+        QCOMPARE(ConversationStore(dir.path()).loadAll().first().title, QString("version 1"));
+        QVERIFY(QFile::remove(dir.path() + "/filler"));
+        QVERIFY(QTest::qWaitFor([&] { return recovered.size() == 1; }, 5000));
+        QCOMPARE(ConversationStore(dir.path()).loadAll().first().messages.size(), 400);
+    }
+
     // The same through the window: its message says saving failed and is retried, goes away when
     // saving works again, and what was typed meanwhile is there after a restart.
     void theWindowSaysSavingFailedUntilItWorks() {

@@ -93,9 +93,30 @@ bool SnapshotStore::write(uint64_t key, std::span<const int32_t> prefix, std::sp
     return write_file(path_of(key), parts);
 }
 
+SnapshotStore::DiskRoom SnapshotStore::disk_room() const {
+    constexpr int64_t kMaxReserve = int64_t(256) << 20;
+    std::error_code ec;
+    fs::path at = root_;
+    while (at.has_parent_path() && !fs::exists(at, ec)) at = at.parent_path();
+    const fs::space_info s = fs::space(at, ec);
+    if (ec) return {};
+    return {int64_t(s.available), std::min(kMaxReserve, int64_t(s.capacity / 4))};
+}
+
 bool SnapshotStore::write_file(const fs::path& path, std::span<const std::span<const char>> parts) const {
     std::error_code ec;
     fs::create_directories(folder_, ec);
+    int64_t bytes = 0;
+    for (std::span<const char> part : parts) bytes += int64_t(part.size());
+    auto fits = [&](const DiskRoom& room) { return room.available < 0 || room.available - bytes >= room.reserve; };
+    if (!fits(disk_room())) {
+        make_room(bytes);  // older snapshots make way first
+        if (const DiskRoom room = disk_room(); !fits(room)) {
+            log("KV snapshot: not saved: " + std::to_string(room.available >> 20) + " MiB free on the disk, and " +
+                std::to_string(room.reserve >> 20) + " MiB stay free for conversations");
+            return false;
+        }
+    }
     // Written beside and renamed into place, so a crash never leaves a half-written file under its
     // real name.
     const fs::path partial = fs::path(path).concat(".partial");
@@ -228,7 +249,7 @@ bool SnapshotStore::read_history(const std::string& text_key, SavedHistory* out,
     return true;
 }
 
-void SnapshotStore::enforce_budget() const {
+void SnapshotStore::make_room(int64_t incoming) const {
     struct File {
         fs::path path;
         fs::file_time_type used;
@@ -244,18 +265,21 @@ void SnapshotStore::enforce_budget() const {
         files.push_back({it->path(), it->last_write_time(ec), bytes});
         total += bytes;
     }
-    if (total <= budget_bytes_) return;
+    int64_t limit = budget_bytes_;
+    if (const DiskRoom room = disk_room(); room.available >= 0)
+        limit = std::max<int64_t>(0, std::min(limit, total + room.available - room.reserve - incoming));
+    if (total <= limit) return;
     std::sort(files.begin(), files.end(), [](const File& a, const File& b) { return a.used < b.used; });
     int removed = 0;
     for (const File& f : files) {
-        if (total <= budget_bytes_) break;
+        if (total <= limit) break;
         if (fs::remove(f.path, ec)) {
             total -= f.bytes;
             ++removed;
         }
     }
     log("KV snapshot: removed the " + std::to_string(removed) + " least recently used blocks to stay within " +
-        std::to_string(budget_bytes_ >> 20) + " MiB");
+        std::to_string(limit >> 20) + " MiB" + (limit < budget_bytes_ ? " (what the disk has free, less its reserve)" : ""));
 }
 
 int64_t SnapshotStore::bytes_on_disk(const fs::path& root) {

@@ -9,7 +9,9 @@
 // holds that identity, every token of its prefix, and checksums of its header and of its bytes; it
 // is used only when all of them match, so a missing, mismatched, truncated or corrupt file means
 // prefilling, never a wrong cache. Under a byte budget, the least recently used files (by
-// modification time, which a save refreshes) go first, whatever model wrote them.
+// modification time, which a save refreshes) go first, whatever model wrote them. Snapshots are a
+// cache and never crowd out conversations: the budget is at most what the disk has free less a
+// reserve (a quarter of the disk, at most 256 MiB), and no file is written into that reserve.
 #pragma once
 
 #include <cstddef>
@@ -57,8 +59,8 @@ public:
     bool read_history(const std::string& text_key, SavedHistory* out, std::string* why) const;
 
     // Deletes the least recently used files under the root (every identity's) until the rest fit
-    // the budget.
-    void enforce_budget() const;
+    // the budget and the disk keeps its reserve free.
+    void enforce_budget() const { make_room(0); }
     void log(const std::string& message) const {
         if (log_) log_(message);
     }
@@ -67,6 +69,12 @@ public:
     static int64_t bytes_on_disk(const std::filesystem::path& root);
 
 private:
+    struct DiskRoom {
+        int64_t available = -1, reserve = 0;  // available -1: unknown (the budget alone applies)
+    };
+    DiskRoom disk_room() const;
+    // enforce_budget, with `incoming` bytes about to be written that the disk must also take.
+    void make_room(int64_t incoming) const;
     std::filesystem::path path_of(uint64_t key) const;
     bool write_file(const std::filesystem::path& path, std::span<const std::span<const char>> parts) const;
 
