@@ -9,5 +9,7 @@ ToolButton {
     background: Rectangle {
         radius: 4
         color: button.down ? Theme.border : button.hovered ? Theme.codeBackground : "transparent"
+        border.color: Theme.accent
+        border.width: button.visualFocus ? 2 : 0  // reached with Tab: show where the keyboard is
     }
 }

@@ -62,17 +62,12 @@ Rectangle {
                 Layout.fillWidth: true
                 Layout.fillHeight: true
                 Layout.preferredHeight: Math.min(input.implicitHeight, 200)
-                TextArea {
+                PlainTextArea {
                     id: input
                     objectName: "composerInput"
                     placeholderText: composer.ready ? qsTr("Message the model…") : qsTr("Open a model to send")
-                    wrapMode: TextEdit.Wrap
+                    Accessible.name: qsTr("Message")
                     focus: true
-                    background: Rectangle {
-                        radius: Theme.radius
-                        color: Theme.surface
-                        border.color: input.activeFocus ? Theme.accent : Theme.border
-                    }
                     onTextChanged: composer.chat.draft = text
                     Keys.onPressed: (event) => {
                         if ((event.key === Qt.Key_Return || event.key === Qt.Key_Enter)

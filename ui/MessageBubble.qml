@@ -78,11 +78,10 @@ Item {
                 visible: bubble.editing
                 anchors.fill: parent
                 anchors.margins: 10
-                TextArea {
+                PlainTextArea {
                     id: editArea
                     Layout.fillWidth: true
-                    wrapMode: TextEdit.Wrap
-                    background: Rectangle { color: Theme.surface; radius: 6 }
+                    Accessible.name: qsTr("Edited message")
                 }
                 RowLayout {
                     Button {

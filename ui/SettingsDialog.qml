@@ -67,13 +67,12 @@ Dialog {
 
             Label { text: qsTr("This conversation"); font.bold: true }
             Label { text: qsTr("System prompt of this conversation (used from its first turn)"); color: Theme.muted }
-            TextArea {
+            PlainTextArea {
                 objectName: "systemPrompt"
                 Layout.fillWidth: true
                 Layout.preferredHeight: 70
-                wrapMode: TextEdit.Wrap
                 placeholderText: qsTr("e.g. You are a helpful assistant.")
-                background: Rectangle { radius: 6; color: Theme.surface; border.color: Theme.border }
+                Accessible.name: qsTr("System prompt of this conversation")
                 text: dialog.conversation.systemPrompt
                 onEditingFinished: dialog.conversation.systemPrompt = text
             }
@@ -117,13 +116,12 @@ Dialog {
 
             Label { text: qsTr("Application"); font.bold: true; Layout.topMargin: 8 }
             Label { text: qsTr("System prompt for new conversations (each keeps its own afterwards)"); color: Theme.muted }
-            TextArea {
+            PlainTextArea {
                 objectName: "defaultSystemPrompt"
                 Layout.fillWidth: true
                 Layout.preferredHeight: 70
-                wrapMode: TextEdit.Wrap
                 placeholderText: qsTr("empty: new conversations start without one")
-                background: Rectangle { radius: 6; color: Theme.surface; border.color: Theme.border }
+                Accessible.name: qsTr("System prompt for new conversations")
                 text: dialog.conversation.defaultSystemPrompt
                 onEditingFinished: dialog.conversation.defaultSystemPrompt = text
             }

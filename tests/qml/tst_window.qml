@@ -179,6 +179,20 @@ Item {
             compare(bubbleAt(1).stopReason, "cancelled")
         }
 
+        // Tab and Shift+Tab move the focus out of the composer and back; no tab is typed.
+        function test_7b_tab_moves_the_focus() {
+            const input = findChild(view, "composerInput")
+            input.forceActiveFocus()
+            input.text = "a draft"
+            keyClick(Qt.Key_Tab)
+            compare(input.text, "a draft")
+            verify(!input.activeFocus, "Tab left the composer")
+            keyClick(Qt.Key_Backtab)
+            verify(input.activeFocus, "Shift+Tab came back")
+            compare(input.text, "a draft")
+            input.text = ""
+        }
+
         // The delegate of message i, scrolled into view (a delegate exists only while on screen).
         function bubbleAt(i) {
             const list = findChild(view, "messageList")
