@@ -110,29 +110,32 @@ Rectangle {
             }
         }
 
+        // Stands out from the list (the accent, not a row's colour); the title gets two lines.
         Rectangle {
             objectName: "undoDeleteBar"
             visible: sidebar.chat.undoDeleteTitle.length > 0
             Layout.fillWidth: true
-            implicitHeight: undoRow.implicitHeight + 12
+            implicitHeight: undoColumn.implicitHeight + 16
             radius: 8
-            color: Theme.sidebarSelected
-            RowLayout {
-                id: undoRow
+            color: Theme.accent
+            ColumnLayout {
+                id: undoColumn
                 anchors.fill: parent
-                anchors.margins: 6
+                anchors.margins: 8
+                spacing: 6
                 Label {
                     text: qsTr("Deleted “%1”").arg(sidebar.chat.undoDeleteTitle)
                     textFormat: Text.PlainText
-                    color: Theme.sidebarText
+                    color: Theme.accentText
+                    wrapMode: Text.Wrap
+                    maximumLineCount: 2
                     elide: Text.ElideRight
                     Layout.fillWidth: true
                 }
                 Button {
                     objectName: "undoDeleteButton"
                     text: qsTr("Undo")
-                    flat: true
-                    palette.buttonText: Theme.sidebarText
+                    Layout.alignment: Qt.AlignRight
                     onClicked: sidebar.chat.undoDelete()
                 }
             }
