@@ -41,9 +41,8 @@ void ConversationSaver::flush() {
     }
     retry_.start();
     const QString message =
-        QString("Could not save %1 (%2). Retrying every %3 s; keep LlamaDesk open until it succeeds.")
-            .arg(pending_.size() == 1 ? QString("a conversation") : QString("%1 conversations").arg(pending_.size()),
-                 first_error)
+        tr("Could not save %1 (%2). Retrying every %3 s; keep LlamaDesk open until it succeeds.")
+            .arg(pending_.size() == 1 ? tr("a conversation") : tr("%1 conversations").arg(pending_.size()), first_error)
             .arg(retry_.interval() / 1000.0);
     if (message != last_failure_) {
         last_failure_ = message;

@@ -36,6 +36,8 @@ QString ConversationSettings::systemPromptOf(const QString& id) const {
     return settings_->value("conversations/" + id + "/" + kSystemPrompt).toString();
 }
 
+void ConversationSettings::setSystemPrompt(const QString& v) { setValue(kSystemPrompt, v); }
+
 QString ConversationSettings::defaultSystemPrompt() const {
     return settings_->value("defaults/" + kSystemPrompt).toString();
 }

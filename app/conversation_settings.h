@@ -35,7 +35,7 @@ public:
     void forget(const QString& id);
     llamadesk::GenerateParams generateParams() const;
 
-    QString systemPrompt() const { return value("systemPrompt", QString()).toString(); }
+    QString systemPrompt() const { return systemPromptOf(id_); }
     double temperature() const { return value("temperature", 0.8).toDouble(); }
     double topP() const { return value("topP", 0.95).toDouble(); }
     int topK() const { return value("topK", 40).toInt(); }
@@ -47,7 +47,7 @@ public:
     void setDefaultSystemPrompt(const QString& v);
     QString lastError() const { return lastError_; }
 
-    void setSystemPrompt(const QString& v) { setValue("systemPrompt", v); }
+    void setSystemPrompt(const QString& v);
     // Sampling setters refuse what the engine would refuse: the old value stays, lastError says why.
     void setTemperature(double v);
     void setTopP(double v);
