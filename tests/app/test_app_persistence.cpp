@@ -82,31 +82,6 @@ int stream_until_saved(const QString& root, const QString& model) {
     return wait_until([] { return false; }, 120000) ? 0 : 1;
 }
 
-// A real filesystem that can turn read-only and back: a small tmpfs mounted over a temporary
-// folder. Mounting needs root (CI runs the tests as root); without it the tests that use it skip.
-class ScratchMount {
-public:
-    explicit ScratchMount(const QString& path) : path_(path) {
-        mounted_ = run({"mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", path});
-    }
-    ~ScratchMount() {
-        if (mounted_)
-            run({"umount", "-l", path_});
-    }
-    bool mounted() const { return mounted_; }
-    bool setReadOnly(bool read_only) { return run({"mount", "-o", read_only ? "remount,ro" : "remount,rw", path_}); }
-
-private:
-    static bool run(const QStringList& command) {
-        QProcess p;
-        p.start(command.first(), command.mid(1));
-        return p.waitForFinished(10000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
-    }
-    QString path_;
-    bool mounted_ = false;
-};
-
-constexpr const char* kNoMount = "could not mount a tmpfs (needs root): the read-only folder is not tested here";
 }  // namespace
 
 class PersistenceTest : public QObject {
@@ -400,9 +375,9 @@ private slots:
     // that failed are said once, retried, and end on disk in their newest version.
     void failedSavesAreRetried() {
         QTemporaryDir dir;
-        ScratchMount mount(dir.path());
+        llamadesk::test::ScratchMount mount(dir.path(), 8);
         if (!mount.mounted())
-            QSKIP(kNoMount);
+            QSKIP(llamadesk::test::kNoScratchMount);
         ConversationSaver saver(dir.path(), 50);
         QSignalSpy failed(&saver, &ConversationSaver::failed), recovered(&saver, &ConversationSaver::recovered);
         saver.save(sample(1, 2));
@@ -429,9 +404,9 @@ private slots:
     // torn or empty one), is retried, and lands once there is room again.
     void aFullDiskKeepsTheSavedFile() {
         QTemporaryDir dir;
-        ScratchMount mount(dir.path());
+        llamadesk::test::ScratchMount mount(dir.path(), 8);
         if (!mount.mounted())
-            QSKIP(kNoMount);
+            QSKIP(llamadesk::test::kNoScratchMount);
         ConversationSaver saver(dir.path(), 50);
         QSignalSpy failed(&saver, &ConversationSaver::failed), recovered(&saver, &ConversationSaver::recovered);
         saver.save(sample(1, 2));
@@ -457,9 +432,9 @@ private slots:
     // saving works again, and what was typed meanwhile is there after a restart.
     void theWindowSaysSavingFailedUntilItWorks() {
         QTemporaryDir dir;
-        ScratchMount mount(dir.path());
+        llamadesk::test::ScratchMount mount(dir.path(), 8);
         if (!mount.mounted())
-            QSKIP(kNoMount);
+            QSKIP(llamadesk::test::kNoScratchMount);
         QString id;
         {
             AppFixture f(dir.path());

@@ -30,4 +30,16 @@ ProgramRun run_program(const QString& program, const QStringList& args, const QB
             p.readAllStandardError()};
 }
 
+ScratchMount::ScratchMount(const QString& path, int size_mib) : path_(path) {
+    mounted_ = run_program("mount", {"-t", "tmpfs", "-o", QString("size=%1m").arg(size_mib), "tmpfs", path}).exit_code == 0;
+}
+
+ScratchMount::~ScratchMount() {
+    if (mounted_) run_program("umount", {"-l", path_});
+}
+
+bool ScratchMount::setReadOnly(bool read_only) {
+    return run_program("mount", {"-o", read_only ? "remount,ro" : "remount,rw", path_}).exit_code == 0;
+}
+
 }  // namespace llamadesk::test

@@ -1,4 +1,5 @@
-// Helpers shared by the tests: where ../shared is, skipping when it is absent, and running a program.
+// Helpers shared by the tests: where ../shared is, skipping when it is absent, running a program,
+// and a small filesystem to fill or make read-only.
 #pragma once
 
 #include <QString>
@@ -20,6 +21,25 @@ struct ProgramRun {
 // Runs program with args, input on its stdin (then closed).
 ProgramRun run_program(const QString& program, const QStringList& args, const QByteArray& input = {},
                        int timeout_ms = 60000);
+
+// A small real filesystem over a folder (a tmpfs), which can turn read-only and back: for the
+// read-only and full-disk cases. Mounting needs root (CI runs the tests as root); mounted() is
+// false otherwise, and the test skips with kNoScratchMount.
+class ScratchMount {
+public:
+    ScratchMount(const QString& path, int size_mib);
+    ~ScratchMount();
+    ScratchMount(const ScratchMount&) = delete;
+    ScratchMount& operator=(const ScratchMount&) = delete;
+    bool mounted() const { return mounted_; }
+    bool setReadOnly(bool read_only);
+
+private:
+    QString path_;
+    bool mounted_ = false;
+};
+inline constexpr const char* kNoScratchMount =
+    "could not mount a tmpfs (needs root): the read-only or full disk is not tested here";
 
 }  // namespace llamadesk::test
 

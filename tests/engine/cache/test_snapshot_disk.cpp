@@ -2,26 +2,21 @@
 // without it the test skips): snapshots are a cache and never fill the disk that conversations are
 // saved on, whatever their budget says.
 #include <QFile>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "cache/snapshot_store.h"
+#include "test_support.h"
 
 using namespace llamadesk;
 namespace fs = std::filesystem;
 
 namespace {
-
-bool run(const QStringList& command) {
-    QProcess p;
-    p.start(command.first(), command.mid(1));
-    return p.waitForFinished(10000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
-}
 
 constexpr int64_t kMiB = int64_t(1) << 20;
 
@@ -31,7 +26,7 @@ class TestSnapshotDisk : public QObject {
     Q_OBJECT
 
     QTemporaryDir dir_;
-    bool mounted_ = false;
+    std::unique_ptr<test::ScratchMount> mount_;
     std::vector<std::string> log_;
 
     SnapshotStore store() {
@@ -47,13 +42,11 @@ class TestSnapshotDisk : public QObject {
 
 private slots:
     void init() {
-        mounted_ = run({"mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", dir_.path()});
-        if (!mounted_) QSKIP("could not mount a tmpfs (needs root): the small disk is not tested here");
+        mount_ = std::make_unique<test::ScratchMount>(dir_.path(), 16);
+        if (!mount_->mounted()) QSKIP(test::kNoScratchMount);
         log_.clear();
     }
-    void cleanup() {
-        if (mounted_) run({"umount", "-l", dir_.path()});
-    }
+    void cleanup() { mount_.reset(); }
 
     // A 16 MiB disk and a 1 GiB budget: saving 40 blocks of 1 MiB keeps the disk's reserve (4 MiB)
     // free by evicting the least recently used blocks, the newest block reads back, and a
