@@ -61,14 +61,26 @@ int32_t Sampler::sample(float* logits, std::span<const int32_t> recent) {
 
     if (p.temperature <= 0.0f) return argmax(logits, vocab_size_);
 
-    // Candidates as (logit / temperature, id); with top-k only the k best are kept, found with a
-    // partial selection rather than a full sort of the vocabulary.
-    candidates_.resize(size_t(vocab_size_));
-    for (int i = 0; i < vocab_size_; ++i) candidates_[size_t(i)] = {logits[i] / p.temperature, i};
+    // Candidates as (logit / temperature, id). With top-k only the k best are kept, found in one
+    // pass with a heap of k whose front is the worst kept: almost every logit of a 128k vocabulary
+    // loses to it in one comparison, so no copy or selection over the whole vocabulary is made.
+    candidates_.clear();
     if (p.top_k > 0 && p.top_k < vocab_size_) {
-        auto kth = candidates_.begin() + p.top_k;
-        std::nth_element(candidates_.begin(), kth - 1, candidates_.end(), by_probability_desc);
-        candidates_.resize(size_t(p.top_k));
+        for (int i = 0; i < vocab_size_; ++i) {
+            const std::pair<float, int32_t> c{logits[i] / p.temperature, i};
+            if (int(candidates_.size()) < p.top_k) {
+                candidates_.push_back(c);
+                std::push_heap(candidates_.begin(), candidates_.end(), by_probability_desc);
+            } else if (by_probability_desc(c, candidates_.front())) {
+                std::pop_heap(candidates_.begin(), candidates_.end(), by_probability_desc);
+                candidates_.back() = c;
+                std::push_heap(candidates_.begin(), candidates_.end(), by_probability_desc);
+            }
+        }
+        std::sort_heap(candidates_.begin(), candidates_.end(), by_probability_desc);
+    } else {
+        candidates_.resize(size_t(vocab_size_));
+        for (int i = 0; i < vocab_size_; ++i) candidates_[size_t(i)] = {logits[i] / p.temperature, i};
     }
 
     // Softmax over the candidates; `total` normalizes for top-p, which is defined on the

@@ -1,10 +1,12 @@
 #include "bench_runner.h"
 
 #include "bench_clock.h"
+#include "sampling/sampler.h"
 
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <span>
 
 namespace llamadesk::bench {
 
@@ -70,6 +72,22 @@ BenchResults run_benchmarks(Backend& backend, const Checkpoint& ckpt, const Benc
         const double no_cache = median_seconds(std::min(plan.repeats, 3), plan.cpu_time, [&] { run(0, pos + 1); });
         results.decode.push_back({pos, 1.0 / per_token, per_token * 1e3, no_cache * 1e3, weight_bytes / per_token});
     }
+
+    // The sampler over the logits of the last decoded token, as generation calls it once a token.
+    auto sampling_us = [&](SamplingParams params) {
+        params.seed = 1;
+        Sampler sampler(c.vocab_size, params);
+        constexpr int kSamples = 100;
+        const std::span<const int32_t> recent(tokens.data(), size_t(std::min(c.seq_len, 64)));
+        return 1e6 / kSamples * median_seconds(plan.repeats, plan.cpu_time, [&] {
+                   for (int i = 0; i < kSamples; ++i) sampler.sample(logits.data(), recent);
+               });
+    };
+    SamplingParams top_p_only, greedy;
+    top_p_only.top_k = 0;
+    top_p_only.min_p = 0.0f;
+    greedy.temperature = 0.0f;
+    results.sampling = {sampling_us({}), sampling_us(top_p_only), sampling_us(greedy)};
 
     // Batched decode: k sequences, each with its own blocks filled to batch_position, one token of
     // each per step.

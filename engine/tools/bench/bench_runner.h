@@ -1,5 +1,5 @@
 // The measurements of llamadesk-bench, over any Backend: prefill and decode speed, decode with and
-// without the KV cache, and the weight bytes decode streams per second.
+// without the KV cache, the weight bytes decode streams per second, and the sampler's time per token.
 #pragma once
 
 #include <vector>
@@ -27,10 +27,19 @@ struct BatchResult {
     double per_sequence_tokens_per_s;
 };
 
+// Choosing one token from the model's own logits (the sampler's whole step, penalty included),
+// microseconds per token.
+struct SamplingResult {
+    double default_us;     // the default settings: top-k 40, top-p 0.95, min-p 0.05
+    double top_p_only_us;  // top-k and min-p off: top-p over the whole vocabulary, the slowest case
+    double greedy_us;
+};
+
 struct BenchResults {
     std::vector<PrefillResult> prefill;
     std::vector<DecodeResult> decode;
     std::vector<BatchResult> batch;
+    SamplingResult sampling{};
 };
 
 struct BenchPlan {

@@ -1,6 +1,6 @@
 // llamadesk-bench: prefill and decode speed of a model (a file, or random weights in a named
-// shape), decode with and without the KV cache, and weight bytes streamed per second against the
-// memory read bandwidth measured in the same run. --write-gguf saves the synthetic model so another
+// shape), decode with and without the KV cache, the sampler's time per token, and weight bytes
+// streamed per second against the memory read bandwidth measured in the same run. --write-gguf saves the synthetic model so another
 // program (llama.cpp, see compare_llamacpp.py) can time the very same weights.
 #include <algorithm>
 #include <cstdio>
@@ -159,6 +159,9 @@ void print_text(const Options& o, const Checkpoint& ckpt, const Backend& backend
         std::printf("%-10d %10.1f %12.2f %14.2f %11.1fx %10.2f %7.0f%%\n", d.position, d.tokens_per_s, d.ms_per_token,
                     d.no_cache_ms_per_token, d.no_cache_ms_per_token / d.ms_per_token, d.weight_bytes_per_s / 1e9,
                     100.0 * d.weight_bytes_per_s / bandwidth);
+    std::printf("\nsampling   %.1f us per token over %d logits (defaults: top-k 40, top-p 0.95, min-p 0.05); "
+                "%.1f us with top-p alone; %.1f us greedy\n",
+                r.sampling.default_us, c.vocab_size, r.sampling.top_p_only_us, r.sampling.greedy_us);
     if (r.batch.empty()) return;
     std::printf("\nbatched decode at %d: one token of each conversation per step, each over its own blocks\n",
                 o.plan.batch_position);
@@ -192,7 +195,9 @@ void print_json(const Options& o, const Checkpoint& ckpt, const Backend& backend
                     i ? ", " : "", d.position, d.tokens_per_s, d.ms_per_token, d.no_cache_ms_per_token,
                     d.weight_bytes_per_s, d.weight_bytes_per_s / bandwidth);
     }
-    std::printf("], \"batch\": [");
+    std::printf("], \"sampling_us\": {\"default\": %.2f, \"top_p_only\": %.2f, \"greedy\": %.2f}",
+                r.sampling.default_us, r.sampling.top_p_only_us, r.sampling.greedy_us);
+    std::printf(", \"batch\": [");
     for (size_t i = 0; i < r.batch.size(); ++i)
         std::printf("%s{\"sequences\": %d, \"tokens_per_s\": %.2f, \"per_sequence_tokens_per_s\": %.2f}", i ? ", " : "",
                     r.batch[i].sequences, r.batch[i].tokens_per_s, r.batch[i].per_sequence_tokens_per_s);

@@ -124,6 +124,22 @@ private slots:
         QVERIFY(std::abs(counts[4] / double(n) - 0.2 / 0.75) < 0.02);
     }
 
+    void top_k_on_a_large_vocabulary_breaks_ties_by_id() {
+        // 128256 logits that rise and repeat (i % 1000): candidates keep getting better as the
+        // vocabulary is read, and 128 tokens tie for the best; the 40 kept are those with the
+        // lowest ids, the same set a sort by (probability, id) gives.
+        const int n = 128256;
+        std::vector<float> l(static_cast<size_t>(n));
+        for (int i = 0; i < n; ++i) l[size_t(i)] = float(i % 1000) * 0.01f;
+        SamplingParams p = plain(1.0f);
+        p.top_k = 40;
+        Sampler s(n, p);
+        const auto counts = histogram(s, l, 2000);
+        for (const auto& [id, count] : counts)
+            QVERIFY2(id % 1000 == 999 && id / 1000 < 40, qPrintable(QString("token %1 drawn").arg(id)));
+        QVERIFY(counts.size() > 30);  // 2000 draws, uniform over 40
+    }
+
     void top_p_keeps_the_smallest_prefix() {
         // Sorted probabilities 0.5, 0.3, 0.1, 0.05, 0.05: top-p 0.75 needs the first two.
         const auto l = logits_for({0.05, 0.3, 0.1, 0.5, 0.05});
