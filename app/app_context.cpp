@@ -47,7 +47,7 @@ AppContext::~AppContext() {
     worker_.reset();      // its thread has finished: nothing else can touch it now
     // Saves already asked for are written before we go (this call queues behind them), and
     // those that failed get one last try.
-    QMetaObject::invokeMethod(saver_.get(), &ConversationSaver::flush, Qt::BlockingQueuedConnection);
+    QMetaObject::invokeMethod(saver_.get(), &ConversationSaver::finish, Qt::BlockingQueuedConnection);
     storage_thread_.quit();
     storage_thread_.wait();
     saver_.reset();

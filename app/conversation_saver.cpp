@@ -49,3 +49,8 @@ void ConversationSaver::flush() {
         emit failed(message);
     }
 }
+
+void ConversationSaver::finish() {
+    flush();
+    retry_.stop();
+}

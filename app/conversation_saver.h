@@ -19,8 +19,11 @@ public:
 public slots:
     void save(const Conversation& conversation);
     void remove(const QString& id);
-    // Tries every pending save now (the app calls it once more before it exits).
+    // Tries every pending save now.
     void flush();
+    // The last try before the app exits, on the saver's thread: flush, then no more retries (the
+    // timer must stop on its own thread, which ends after this).
+    void finish();
 
 signals:
     // Saving failed; the message says what and that it is retried. Sent again only when it changes.

@@ -456,6 +456,24 @@ private slots:
         QCOMPARE(f.app->chat()->draft(), QString("words typed while the folder was read-only"));
     }
 
+    // Closing while saves still fail: one last try, then the retries stop on their own thread (no
+    // timer is left for another thread to kill).
+    void closingWhileSavesFailStopsTheRetries() {
+        QTemporaryDir dir;
+        llamadesk::test::ScratchMount mount(dir.path(), 8);
+        if (!mount.mounted())
+            QSKIP(llamadesk::test::kNoScratchMount);
+        QTest::failOnWarning(QRegularExpression("Timers cannot be stopped from another thread"));
+        AppFixture f(dir.path());
+        f.app->start(QString());
+        f.app->chat()->newConversation();
+        QVERIFY(mount.setReadOnly(true));
+        f.app->chat()->setDraft("typed while read-only");
+        QVERIFY(QTest::qWaitFor([&] { return f.app->errorMessage().contains("Retrying"); }, 10000));
+        f.app.reset();
+        QVERIFY(mount.setReadOnly(false));
+    }
+
     // A deleted conversation can be brought back for a few seconds; then its file is gone.
     void deleteIsUndoneOrCarriedOut() {
         QTemporaryDir dir;
