@@ -12,6 +12,9 @@ AppContext::AppContext(const AppPaths& paths, QObject* parent)
       keys_(paths.data_dir + "/api-keys.json"),
       settings_(std::make_unique<AppSettings>(paths.settings_file)),
       chat_(std::make_unique<ChatController>(paths.data_dir, &settings_->store(), &cancel_)),
+      appearance_(std::make_unique<Appearance>(&settings_->store())),
+      search_(std::make_unique<ConversationSearch>(chat_->conversations())),
+      transfer_(std::make_unique<ConversationTransfer>(chat_.get())),
       model_(std::make_unique<ModelController>(settings_.get(), &keys_)),
       figures_(std::make_unique<Figures>(chat_->conversations())),
       inspector_(std::make_unique<CacheInspectorModel>()),
@@ -113,6 +116,7 @@ void AppContext::wire() {
     connect(chat, &ChatController::requestDelete, inspector_.get(), &CacheInspectorModel::forget);
     connect(chat, &ChatController::requestDelete, figures_.get(), &Figures::forget);
     connect(chat, &ChatController::errorOccurred, this, &AppContext::showError);
+    connect(transfer_.get(), &ConversationTransfer::failed, this, &AppContext::showError);
     connect(model, &ModelController::errorOccurred, this, &AppContext::showError);
 }
 

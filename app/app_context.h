@@ -10,10 +10,13 @@
 #include <memory>
 
 #include "app_settings.h"
+#include "appearance.h"
 #include "cache_inspector_model.h"
 #include "cancel_flags.h"
 #include "chat_controller.h"
 #include "conversation_saver.h"
+#include "conversation_search.h"
+#include "conversation_transfer.h"
 #include "figures.h"
 #include "inference_worker.h"
 #include "model_controller.h"
@@ -33,6 +36,9 @@ class AppContext : public QObject {
     Q_PROPERTY(Figures* figures READ figures CONSTANT)
     Q_PROPERTY(CacheInspectorModel* inspector READ inspector CONSTANT)
     Q_PROPERTY(AppSettings* settings READ settings CONSTANT)
+    Q_PROPERTY(Appearance* appearance READ appearance CONSTANT)
+    Q_PROPERTY(ConversationSearch* search READ search CONSTANT)
+    Q_PROPERTY(ConversationTransfer* transfer READ transfer CONSTANT)
     Q_PROPERTY(QString errorMessage READ errorMessage NOTIFY errorChanged)
 public:
     explicit AppContext(const AppPaths& paths, QObject* parent = nullptr);
@@ -43,6 +49,9 @@ public:
     Figures* figures() { return figures_.get(); }
     CacheInspectorModel* inspector() { return inspector_.get(); }
     AppSettings* settings() { return settings_.get(); }
+    Appearance* appearance() { return appearance_.get(); }
+    ConversationSearch* search() { return search_.get(); }
+    ConversationTransfer* transfer() { return transfer_.get(); }
     // Only for connecting to its signals; its slots run on the worker thread.
     InferenceWorker* worker() { return worker_.get(); }
     QString errorMessage() const { return error_; }
@@ -68,6 +77,9 @@ private:
     ApiKeyStore keys_;
     std::unique_ptr<AppSettings> settings_;
     std::unique_ptr<ChatController> chat_;
+    std::unique_ptr<Appearance> appearance_;
+    std::unique_ptr<ConversationSearch> search_;
+    std::unique_ptr<ConversationTransfer> transfer_;
     std::unique_ptr<ModelController> model_;
     std::unique_ptr<Figures> figures_;
     std::unique_ptr<CacheInspectorModel> inspector_;

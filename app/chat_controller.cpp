@@ -193,8 +193,9 @@ void ChatController::startGeneration(Conversation* c, const QString& text) {
     const QString title_before = c->title;
     if (c->title == kUntitled || c->title.isEmpty())
         c->title = title_from(text);
-    messages_.append(c, {Message::Role::User, text, false, {}, false});
-    messages_.append(c, {Message::Role::Assistant, {}, true, {}, false});
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    messages_.append(c, {Message::Role::User, text, false, {}, false, now});
+    messages_.append(c, {Message::Role::Assistant, {}, true, {}, false, now});
     beginStreaming(c, int(c->messages.size()) - 1, title_before, QString());
     emit requestGenerate(c->id, text, settings_.generateParams());
 }
@@ -253,6 +254,8 @@ void ChatController::onGenerationFinished(const QString& key, const GenerationRe
             const QString reason = nothing_new ? c->messages[row].stop_reason
                                                : QString::fromLatin1(stop_reason_name(result.stop_reason));
             messages_.finish(c, row, before + QString::fromStdString(result.text), reason);
+            if (!nothing_new)
+                c->model = model_name_;
             if (result.stop_reason == StopReason::ContextFull)
                 setContextFull(c == current());
             else if (!result.status.ok())
@@ -299,6 +302,7 @@ void ChatController::onStatsChanged(const QString& key, const ConversationStats&
 
 void ChatController::onModelLoaded(const QString&, const QString&, const ModelInfo& info) {
     model_format_ = info.chat_format;
+    model_name_ = QString::fromStdString(info.name);
     model_format_reason_ = QString::fromStdString(info.chat_format_reason);
     model_format_known_ = !info.chat_format_guessed;
     context_length_ = info.context_length;
@@ -376,6 +380,14 @@ void ChatController::clearConversation() {
 void ChatController::selectConversation(int row) {
     if (Conversation* c = conversations_.at(row); c && c != current())
         show(c);
+}
+
+void ChatController::addConversation(Conversation conversation) {
+    Conversation* added = conversations_.prepend(std::move(conversation));
+    save(added);
+    emit requestRestore(added->id, added->turns(), settings_.systemPromptOf(added->id), added->format,
+                        conversation_date(*added));
+    emit currentChanged();  // the current row moved down
 }
 
 void ChatController::renameConversation(int row, const QString& title) {
@@ -472,6 +484,27 @@ void ChatController::editAndResend(int messageRow, const QString& text) {
     messages_.truncate(c, messageRow);
     emit requestTruncate(c->id, turn);
     startGeneration(c, text);
+}
+
+void ChatController::deleteExchange(int messageRow) {
+    Conversation* c = current();
+    if (!c || streaming(c) || messageRow < 0 || messageRow >= c->messages.size())
+        return;
+    const int question = c->messages[messageRow].role == Message::Role::User ? messageRow : messageRow - 1;
+    const int n = question + 1 < c->messages.size() ? 2 : 1;
+    const bool last = question + n == c->messages.size();
+    int turn = 0;  // turns the engine holds before this question
+    for (int i = 0; i < question; ++i)
+        turn += c->messages[i].role == Message::Role::User && !c->messages[i].forgotten ? 1 : 0;
+    messages_.remove(c, question, n);
+    if (last)
+        emit requestTruncate(c->id, turn);
+    else
+        emit requestRestore(c->id, c->turns(), settings_.systemPromptOf(c->id), c->format, conversation_date(*c));
+    save(c);
+    setContextFull(false);
+    measure_key_.clear();  // the history changed
+    measure_timer_.start();
 }
 
 void ChatController::dropOldestTurnsAndContinue() {

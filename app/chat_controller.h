@@ -105,9 +105,14 @@ public:
     Q_INVOKABLE void regenerate();
     Q_INVOKABLE void continueAnswer();
     Q_INVOKABLE void editAndResend(int messageRow, const QString& text);
+    // Deletes a question and its answer (messageRow is either). The last exchange cuts the cache
+    // back; an earlier one gives the engine the history without it, computed again when next used.
+    Q_INVOKABLE void deleteExchange(int messageRow);
     Q_INVOKABLE void dropOldestTurnsAndContinue();
     Q_INVOKABLE void dismissContextFull();
     Q_INVOKABLE void copyText(const QString& text);
+    // An imported conversation, added at the top of the list and saved; its id must be new.
+    void addConversation(Conversation conversation);
 
 public slots:
     void onTokenGenerated(const QString& key, const QString& piece, const llamadesk::GenerationStats& stats);
@@ -188,6 +193,7 @@ private:
     bool context_full_ = false;
     QString pending_text_;     // a message refused because the context was full
     llamadesk::ChatFormat model_format_ = llamadesk::ChatFormat::Llama2Chat;
+    QString model_name_;  // the loaded model's, given to each answer it writes
     QString model_format_reason_;
     bool model_format_known_ = true;
     int context_length_ = 0;

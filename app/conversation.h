@@ -17,6 +17,7 @@ struct Message {
     bool streaming = false;  // the answer is still being generated (saved as interrupted)
     QString stop_reason;     // llamadesk::stop_reason_name() or kInterrupted, for a finished answer
     bool forgotten = false;  // dropped from the model's view to make room; still shown
+    QDateTime time;          // when it was sent, or when its answer began (UTC); null in old files
 };
 
 // The stop reason of an answer that was streaming when the app ended (kill, crash, power loss).
@@ -32,6 +33,7 @@ struct Conversation {
     QList<Message> messages;
     llamadesk::ChatFormat format = llamadesk::ChatFormat::Llama2Chat;
     QString draft;           // typed in the composer, not sent yet
+    QString model;           // the model that wrote the last answer, as the window names it
     llamadesk::ConversationStats stats;  // as the engine last reported them; not saved
 
     // User messages the model still sees (forgotten ones excluded): the engine's turn count.

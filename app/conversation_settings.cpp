@@ -13,14 +13,19 @@ void ConversationSettings::forget(const QString& id) { settings_->remove("conver
 
 namespace {
 
-const char* const kKeys[] = {"systemPrompt", "temperature", "topP", "topK", "repeatPenalty", "maxNewTokens", "seed"};
 const QString kSystemPrompt = "systemPrompt";
+const char* const kSamplingKeys[] = {"temperature", "topP", "topK", "repeatPenalty", "maxNewTokens", "seed"};
+
+QString own_key(const QString& id, const QString& key) { return "conversations/" + id + "/" + key; }
 
 }  // namespace
 
 void ConversationSettings::adopt(const QString& id) {
-    for (const char* key : kKeys) {
-        const QString own = "conversations/" + id + "/" + key, common = QString("defaults/") + key;
+    QStringList keys{kSystemPrompt};
+    for (const char* key : kSamplingKeys)
+        keys.append(key);
+    for (const QString& key : keys) {
+        const QString own = own_key(id, key), common = "defaults/" + key;
         if (!settings_->contains(own) && settings_->contains(common))
             settings_->setValue(own, settings_->value(common));
     }
@@ -29,11 +34,40 @@ void ConversationSettings::adopt(const QString& id) {
 }
 
 QVariant ConversationSettings::value(const QString& key, const QVariant& fallback) const {
-    return settings_->value("conversations/" + id_ + "/" + key, fallback);
+    return settings_->value(own_key(id_, key), fallback);
 }
 
 QString ConversationSettings::systemPromptOf(const QString& id) const {
-    return settings_->value("conversations/" + id + "/" + kSystemPrompt).toString();
+    return settings_->value(own_key(id, kSystemPrompt)).toString();
+}
+
+QVariantMap ConversationSettings::samplingOf(const QString& id) const {
+    QVariantMap out;
+    for (const char* key : kSamplingKeys)
+        if (const QVariant v = settings_->value(own_key(id, key)); v.isValid())
+            out.insert(key, v);
+    return out;
+}
+
+QString ConversationSettings::samplingError(const QVariantMap& sampling) {
+    llamadesk::SamplingParams check;
+    check.temperature = float(sampling.value("temperature", check.temperature).toDouble());
+    check.top_p = float(sampling.value("topP", check.top_p).toDouble());
+    check.top_k = sampling.value("topK", check.top_k).toInt();
+    check.repeat_penalty = float(sampling.value("repeatPenalty", check.repeat_penalty).toDouble());
+    const llamadesk::Status s = llamadesk::validate_sampling(check);
+    return s.ok() ? QString() : QString::fromStdString(s.message);
+}
+
+QString ConversationSettings::assign(const QString& id, const QString& systemPrompt, const QVariantMap& sampling) {
+    if (QString error = samplingError(sampling); !error.isEmpty())
+        return error;
+    settings_->setValue(own_key(id, kSystemPrompt), systemPrompt);
+    for (const char* key : kSamplingKeys)
+        if (sampling.contains(key))
+            settings_->setValue(own_key(id, key), sampling.value(key));
+    adopt(id);  // what the file did not say comes from the defaults, as for a new conversation
+    return {};
 }
 
 void ConversationSettings::setSystemPrompt(const QString& v) { setValue(kSystemPrompt, v); }
@@ -54,7 +88,7 @@ void ConversationSettings::setValue(const QString& key, const QVariant& v) {
     if (value(key, {}) == v)
         return;
     if (!id_.isEmpty())
-        settings_->setValue("conversations/" + id_ + "/" + key, v);
+        settings_->setValue(own_key(id_, key), v);
     if (key != kSystemPrompt)
         settings_->setValue("defaults/" + key, v);  // new conversations start from the latest sampling
     emit changed();

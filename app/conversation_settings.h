@@ -43,6 +43,14 @@ public:
     int maxNewTokens() const { return value("maxNewTokens", 256).toInt(); }
     int seed() const { return value("seed", -1).toInt(); }  // < 0: random
     QString systemPromptOf(const QString& id) const;
+    // Conversation id's own sampling values by their settings keys (temperature, topP, topK,
+    // repeatPenalty, maxNewTokens, seed), for export.
+    QVariantMap samplingOf(const QString& id) const;
+    // An imported conversation's settings; values the engine would refuse are refused as a whole:
+    // returns why, and nothing is written.
+    QString assign(const QString& id, const QString& systemPrompt, const QVariantMap& sampling);
+    // Why the engine would refuse these sampling values; empty when it would take them.
+    static QString samplingError(const QVariantMap& sampling);
     QString defaultSystemPrompt() const;
     void setDefaultSystemPrompt(const QString& v);
     QString lastError() const { return lastError_; }

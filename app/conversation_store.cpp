@@ -12,7 +12,8 @@
 namespace {
 
 // 2 added format, draft, forgotten and interrupted answers; version 1 files read as chat.
-constexpr int kFormatVersion = 2;
+// 3 added each message's time and the model of the last answer.
+constexpr int kFormatVersion = 3;
 
 QString role_name(Message::Role role) { return role == Message::Role::User ? "user" : "assistant"; }
 
@@ -29,6 +30,8 @@ QByteArray ConversationStore::toJson(const Conversation& conversation) {
                       {"stop_reason", m.streaming ? QString(kInterrupted) : m.stop_reason}};
         if (m.forgotten)
             o.insert("forgotten", true);
+        if (m.time.isValid())
+            o.insert("time", m.time.toString(Qt::ISODateWithMs));
         messages.append(o);
     }
     const QJsonObject root{{"version", kFormatVersion},
@@ -37,6 +40,7 @@ QByteArray ConversationStore::toJson(const Conversation& conversation) {
                            {"created", conversation.created.toString(Qt::ISODateWithMs)},
                            {"format", format_key(conversation.format)},
                            {"draft", conversation.draft},
+                           {"model", conversation.model},
                            {"messages", messages}};
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
@@ -62,6 +66,7 @@ std::optional<Conversation> ConversationStore::fromJson(const QByteArray& json, 
     c.created = QDateTime::fromString(root.value("created").toString(), Qt::ISODateWithMs);
     c.format = format_from_key(root.value("format").toString(), llamadesk::ChatFormat::Llama2Chat);
     c.draft = root.value("draft").toString();
+    c.model = root.value("model").toString();
     for (const QJsonValue& v : root.value("messages").toArray()) {
         const QJsonObject o = v.toObject();
         Message m;
@@ -69,6 +74,7 @@ std::optional<Conversation> ConversationStore::fromJson(const QByteArray& json, 
         m.text = o.value("text").toString();
         m.stop_reason = o.value("stop_reason").toString();
         m.forgotten = o.value("forgotten").toBool();
+        m.time = QDateTime::fromString(o.value("time").toString(), Qt::ISODateWithMs);
         c.messages.append(m);
     }
     return c;

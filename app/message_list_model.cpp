@@ -1,14 +1,77 @@
 #include "message_list_model.h"
 
+#include <QRegularExpression>
 #include <QTextDocument>
+#include <QTextFrame>
+#include <QTextTable>
+
+#include "code_highlighter.h"
+#include "markdown_blocks.h"
 
 namespace {
+
+const QString kCursor = QStringLiteral(" \u258D");  // the end of an answer still streaming
+
+// QTextDocument writes GitHub tables with border="1" cellspacing="2": every cell framed twice.
+// Cells that touch, with one line between them instead. (Qt Quick 6.4 draws each cell's frame
+// itself and ignores the collapse, so there the line is two frames, 2 px, wide; still one line.)
+void collapse_table_borders(QTextFrame* frame) {
+    for (QTextFrame* child : frame->childFrames()) {
+        if (auto* table = qobject_cast<QTextTable*>(child)) {
+            QTextTableFormat format = table->format();
+            format.setBorder(1);
+            format.setBorderStyle(QTextFrameFormat::BorderStyle_Solid);
+            format.setBorderCollapse(true);
+            format.setCellSpacing(0);
+            format.setCellPadding(4);
+            table->setFormat(format);
+        }
+        collapse_table_borders(child);
+    }
+}
 
 QString markdown_as_html(const QString& markdown) {
     QTextDocument document;
     document.setMarkdown(markdown, QTextDocument::MarkdownFeatures(QTextDocument::MarkdownDialectGitHub |
                                                                    QTextDocument::MarkdownNoHTML));
-    return document.toHtml();
+    collapse_table_borders(document.rootFrame());
+    // The text's size is the view's (the window's font, zoomed), not the document's default.
+    static const QRegularExpression body_size(QStringLiteral("(<body style=\"[^\"]*?) font-size:[^;]*;"));
+    return document.toHtml().replace(body_size, QStringLiteral("\\1"));
+}
+
+QVariantMap prose_block(const QString& markdown) {
+    return {{"kind", "text"}, {"html", markdown_as_html(markdown)}, {"code", QString()},
+            {"language", QString()}};
+}
+
+// Lines wrap in the chat's narrow column rather than run off to the right.
+QVariantMap code_block(const MarkdownBlock& block, const CodeColours& colours, const QString& end) {
+    const QString html =
+        QStringLiteral("<pre style=\"margin:0; white-space:pre-wrap; font-family:monospace\">%1</pre>")
+            .arg(highlight_code(block.text, block.language, colours) + end);
+    return {{"kind", "code"}, {"html", html}, {"code", block.text},
+            {"language", language_display_name(block.language)}};
+}
+
+// The answer's prose and code blocks; while it streams, the cursor follows the last of them.
+QVariantList blocks_of(const Message& m, const CodeColours& colours) {
+    QList<MarkdownBlock> blocks = split_markdown_blocks(m.text);
+    const bool cursorInCode =
+        m.streaming && !blocks.isEmpty() && blocks.last().kind == MarkdownBlock::Kind::Code;
+    if (m.streaming && !cursorInCode) {
+        if (blocks.isEmpty())
+            blocks.append(MarkdownBlock{});
+        blocks.last().text += kCursor;
+    }
+    QVariantList list;
+    for (int i = 0; i < blocks.size(); ++i) {
+        const bool cursorHere = cursorInCode && i == blocks.size() - 1;
+        list.append(blocks[i].kind == MarkdownBlock::Kind::Code
+                        ? code_block(blocks[i], colours, cursorHere ? kCursor : QString())
+                        : prose_block(blocks[i].text));
+    }
+    return list;
 }
 
 }  // namespace
@@ -25,7 +88,10 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
     case RoleRole: return m.role == Message::Role::User ? "user" : "assistant";
     case Qt::DisplayRole:
     case TextRole: return m.text;
-    case HtmlRole: return markdown_as_html(m.streaming ? m.text + QStringLiteral(" \u258D") : m.text);
+    case HtmlRole: return markdown_as_html(m.streaming ? m.text + kCursor : m.text);
+    case BlocksRole:  // user messages are shown as typed
+        return m.role == Message::Role::User ? QVariantList()
+                                             : blocks_of(m, dark_ ? CodeColours::dark() : CodeColours::light());
     case StreamingRole: return m.streaming;
     case StopReasonRole: return m.stop_reason;
     case ContinuableRole: return can_continue(m);
@@ -38,7 +104,16 @@ QHash<int, QByteArray> MessageListModel::roleNames() const {
     return {{RoleRole, "role"},           {TextRole, "text"},
             {HtmlRole, "html"},           {StreamingRole, "streaming"},
             {StopReasonRole, "stopReason"}, {ContinuableRole, "continuable"},
-            {ForgottenRole, "forgotten"}};
+            {ForgottenRole, "forgotten"},     {BlocksRole, "blocks"}};
+}
+
+void MessageListModel::setDark(bool dark) {
+    if (dark == dark_)
+        return;
+    dark_ = dark;
+    emit darkChanged();
+    if (rowCount() > 0)
+        emit dataChanged(index(0), index(rowCount() - 1), {BlocksRole});
 }
 
 void MessageListModel::show(Conversation* conversation) {
@@ -82,6 +157,18 @@ void MessageListModel::finish(Conversation* c, int row, const QString& text, con
     m.streaming = false;
     m.stop_reason = stopReason;
     changed(c, row, row + 1);
+}
+
+void MessageListModel::remove(Conversation* c, int first, int n) {
+    if (n <= 0 || first < 0 || first + n > c->messages.size())
+        return;
+    if (c == shown_)
+        beginRemoveRows({}, first, first + n - 1);
+    c->messages.remove(first, n);
+    if (c == shown_) {
+        endRemoveRows();
+        emit countChanged();
+    }
 }
 
 void MessageListModel::truncate(Conversation* c, int n) {

@@ -12,6 +12,8 @@ class MessageListModel : public QAbstractListModel {
     QML_ELEMENT
     QML_UNCREATABLE("owned by ChatController")
     Q_PROPERTY(int count READ rowCount NOTIFY countChanged)
+    // Code blocks coloured for a dark code background instead of a light one.
+    Q_PROPERTY(bool dark READ dark WRITE setDark NOTIFY darkChanged)
 public:
     enum Roles {
         RoleRole = Qt::UserRole + 1,
@@ -21,12 +23,18 @@ public:
         StopReasonRole,
         ContinuableRole,  // an answer cut short that the model can go on with
         ForgottenRole,
+        // An answer as blocks of prose and code: QVariantMaps of kind ("text" or "code"), html, and
+        // for code the code itself and its language's name
+        BlocksRole,
     };
 
     using QAbstractListModel::QAbstractListModel;
     int rowCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
+
+    bool dark() const { return dark_; }
+    void setDark(bool dark);
 
     Conversation* conversation() const { return shown_; }
     void show(Conversation* conversation);
@@ -37,13 +45,17 @@ public:
     void finish(Conversation* c, int row, const QString& text, const QString& stopReason);
     // Keeps the first n messages.
     void truncate(Conversation* c, int n);
+    // Removes messages [first, first + n).
+    void remove(Conversation* c, int first, int n);
     // Marks messages [first, last) as outside the model's memory.
     void forget(Conversation* c, int first, int last);
 
 signals:
     void countChanged();
+    void darkChanged();
 
 private:
     void changed(Conversation* c, int first, int last);
     Conversation* shown_ = nullptr;
+    bool dark_ = false;
 };

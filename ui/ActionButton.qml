@@ -4,7 +4,7 @@ import QtQuick.Controls
 
 ToolButton {
     id: button
-    font.pixelSize: 11
+    font.pixelSize: Theme.px(11)
     padding: 4
     background: Rectangle {
         radius: 4

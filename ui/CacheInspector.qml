@@ -20,14 +20,14 @@ Pane {
         anchors.right: parent.right
         spacing: 8
 
-        Label { text: qsTr("KV cache inspector"); font.pixelSize: 15; font.bold: true; color: Theme.text }
+        Label { text: qsTr("KV cache inspector"); font.pixelSize: Theme.px(15); font.bold: true; color: Theme.text }
         Label {
             objectName: "inspectorRemote"
             visible: panel.model.remote
             Layout.fillWidth: true
             wrapMode: Text.Wrap
             color: Theme.muted
-            font.pixelSize: 12
+            font.pixelSize: Theme.px(12)
             text: qsTr("This model runs on the server %1, and so does its KV cache: its blocks cannot be seen from here. What the server reports of it is under Figures.")
                   .arg(panel.model.device)
         }
@@ -37,7 +37,7 @@ Pane {
             Layout.fillWidth: true
             wrapMode: Text.Wrap
             color: Theme.muted
-            font.pixelSize: 12
+            font.pixelSize: Theme.px(12)
             text: qsTr("Weights: %1\n%2 MB as stored (%3 bytes per parameter) · process resident %4")
                   .arg(panel.model.weightTypes).arg((panel.model.weightBytes / 1e6).toFixed(1))
                   .arg(panel.model.bytesPerParameter.toFixed(2))
@@ -48,7 +48,7 @@ Pane {
             Layout.fillWidth: true
             wrapMode: Text.Wrap
             color: Theme.muted
-            font.pixelSize: 12
+            font.pixelSize: Theme.px(12)
             text: panel.inspector.blockSize > 0
                   ? qsTr("%1 on %2 · block size %3 · %4 kv heads × head dim %5\n%6 cached tokens in %7 blocks · %8 per block · %9 used")
                     .arg(panel.inspector.dtype).arg(panel.inspector.device).arg(panel.inspector.blockSize)
@@ -65,15 +65,15 @@ Pane {
                 required property string shape
                 required property real bytes
                 Layout.fillWidth: true
-                Label { text: qsTr("layer %1").arg(layerRow.layerIndex); font.family: Theme.monospace; font.pixelSize: 11 }
+                Label { text: qsTr("layer %1").arg(layerRow.layerIndex); font.family: Theme.monospace; font.pixelSize: Theme.px(11) }
                 Label {
                     text: layerRow.shape
                     font.family: Theme.monospace
-                    font.pixelSize: 11
+                    font.pixelSize: Theme.px(11)
                     color: Theme.muted
                     Layout.fillWidth: true
                 }
-                Label { text: panel.mib(layerRow.bytes); font.family: Theme.monospace; font.pixelSize: 11 }
+                Label { text: panel.mib(layerRow.bytes); font.family: Theme.monospace; font.pixelSize: Theme.px(11) }
             }
         }
         Label {
@@ -86,7 +86,7 @@ Pane {
                      ? qsTr(" · %n shared with other conversations (outlined)", "", panel.inspector.sharedBlocks) : "")
                   + (panel.inspector.restoredBlocks > 0
                      ? qsTr(" · %n restored from disk (tinted)", "", panel.inspector.restoredBlocks) : "")
-            font.pixelSize: 12
+            font.pixelSize: Theme.px(12)
             color: Theme.text
         }
         Flow {
@@ -112,7 +112,7 @@ Pane {
                         anchors.centerIn: parent
                         text: parent.modelData.block
                         font.family: Theme.monospace
-                        font.pixelSize: 10
+                        font.pixelSize: Theme.px(10)
                     }
                 }
             }

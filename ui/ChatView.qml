@@ -43,6 +43,7 @@ Item {
             onRegenerateRequested: chatView.chat.regenerate()
             onContinueRequested: chatView.chat.continueAnswer()
             onResendRequested: (row, text) => chatView.chat.editAndResend(row, text)
+            onDeleteRequested: (row) => chatView.chat.deleteExchange(row)
         }
     }
 

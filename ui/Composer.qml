@@ -97,7 +97,7 @@ Rectangle {
             readonly property bool shown: input.text.length > 0 && composer.chat.draftTokens >= 0
             Layout.fillWidth: true
             wrapMode: Text.Wrap
-            font.pixelSize: 11
+            font.pixelSize: Theme.px(11)
             color: composer.chat.draftTooLong ? Theme.danger : Theme.muted
             opacity: composer.chat.draftCounted ? 1 : 0.6  // counting the latest keystrokes
             text: !shown ? ""

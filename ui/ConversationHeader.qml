@@ -28,6 +28,7 @@ Rectangle {
             color: Theme.text
             elide: Text.ElideRight
             Layout.fillWidth: true
+            Layout.minimumWidth: Math.min(implicitWidth, 120)  // the title never goes before the hint
         }
         // Which family was detected and why; a template of no family rendered here is a warning.
         Label {
@@ -41,7 +42,7 @@ Rectangle {
             visible: header.chat.suggestedFormatReason !== ""
             textFormat: Text.PlainText
             color: header.chat.suggestedFormatKnown ? Theme.muted : Theme.danger
-            font.pixelSize: 11
+            font.pixelSize: Theme.px(11)
             elide: Text.ElideRight
             Layout.maximumWidth: header.width * 0.35
             HoverHandler { id: detectedHover }
@@ -49,9 +50,10 @@ Rectangle {
             ToolTip.text: detectedLine.text
             ToolTip.delay: 500
         }
-        Label { text: qsTr("Format"); color: Theme.muted; font.pixelSize: 12 }
+        Label { text: qsTr("Format"); color: Theme.muted; font.pixelSize: Theme.px(12); visible: header.width > 560 }
         ComboBox {
             objectName: "formatSelector"
+            Accessible.name: qsTr("Chat format")
             model: header.chat.formats
             textRole: "name"
             valueRole: "key"

@@ -24,13 +24,13 @@ Pane {
         Layout.fillWidth: true
         Label {
             text: parent.value
-            font.pixelSize: parent.reported ? 20 : 12
+            font.pixelSize: Theme.px(parent.reported ? 20 : 12)
             font.bold: parent.reported
             color: parent.reported ? Theme.text : Theme.muted
             Layout.fillWidth: true
             wrapMode: Text.Wrap
         }
-        Label { text: parent.label; font.pixelSize: 11; color: Theme.muted; wrapMode: Text.Wrap; Layout.fillWidth: true }
+        Label { text: parent.label; font.pixelSize: Theme.px(11); color: Theme.muted; wrapMode: Text.Wrap; Layout.fillWidth: true }
     }
 
     ColumnLayout {
@@ -38,12 +38,12 @@ Pane {
         anchors.right: parent.right
         spacing: 12
 
-        Label { text: qsTr("Figures"); font.pixelSize: 15; font.bold: true; color: Theme.text }
+        Label { text: qsTr("Figures"); font.pixelSize: Theme.px(15); font.bold: true; color: Theme.text }
         Label {
             objectName: "figuresCaption"
             Layout.fillWidth: true
             wrapMode: Text.Wrap
-            font.pixelSize: 11
+            font.pixelSize: Theme.px(11)
             color: Theme.muted
             textFormat: Text.PlainText
             text: !panel.figures.hasAnswer ? qsTr("No answer in this conversation since this model was loaded.")

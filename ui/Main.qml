@@ -19,6 +19,33 @@ ApplicationWindow {
     visible: true
     title: app.model.hasModel ? "LlamaDesk — " + app.model.name : "LlamaDesk"
     color: Theme.background
+    // The theme and zoom live in Appearance; Theme and the controls' palette follow them. Fonts
+    // scale from the desktop's size, and popups take the window's font and palette too.
+    Binding { target: Theme; property: "dark"; value: window.app.appearance.dark }
+    Binding { target: Theme; property: "zoom"; value: window.app.appearance.zoom }
+    Binding { target: window.app.chat.messages; property: "dark"; value: Theme.dark }  // code colours
+    font.pointSize: Qt.application.font.pointSize * Theme.zoom
+    palette {
+        window: Theme.background
+        windowText: Theme.text
+        base: Theme.surface
+        alternateBase: Theme.codeBackground
+        text: Theme.text
+        button: Theme.dark ? "#2a303c" : "#e6e9ef"
+        buttonText: Theme.text
+        brightText: Theme.text
+        highlight: Theme.accent
+        highlightedText: Theme.accentText
+        light: Theme.dark ? "#3a4150" : "#ffffff"
+        midlight: Theme.dark ? "#323846" : "#eceef2"
+        mid: Theme.dark ? "#4a5262" : "#c4c9d4"
+        dark: Theme.dark ? "#0c0e12" : "#9aa1b0"
+        shadow: "#000000"
+        placeholderText: Theme.muted
+        toolTipBase: Theme.dark ? "#2a303c" : "#ffffff"
+        toolTipText: Theme.text
+        link: Theme.accent
+    }
 
     // The screen holding the window's title bar, or null when it is on none of today's screens.
     function screenUnderTitleBar(r) {

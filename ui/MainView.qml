@@ -4,16 +4,53 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Dialogs
 import QtQuick.Layouts
+import QtQml.Models
 import LlamaDesk.Core
 
 Item {
     id: root
     required property AppContext app
-    property bool showPanel: true
+    // Under this width the chat keeps its room: the figures panel starts hidden, the sidebar and
+    // the panel narrow, and the header's open buttons fold into one menu.
+    readonly property bool narrow: width < 1150
+    // Whether the person wants the figures panel, in a wide window and in a narrow one.
+    property bool panelWide: true
+    property bool panelNarrow: false
+    readonly property bool showPanel: narrow ? panelNarrow : panelWide
 
-    Shortcut { sequence: "Ctrl+N"; onActivated: root.app.chat.newConversation() }
-    Shortcut { sequence: "Ctrl+O"; onActivated: fileDialog.open() }
-    Shortcut { sequence: "Esc"; onActivated: root.app.chat.stop() }
+    // Every shortcut, once: the keys bound below and the list F1 shows. Entries without
+    // sequences are handled where they act (the composer, focus) and only listed.
+    readonly property var shortcuts: [
+        { sequences: ["Ctrl+N"], keys: "Ctrl+N", action: qsTr("New conversation"),
+          run: () => root.app.chat.newConversation() },
+        { sequences: ["Ctrl+O"], keys: "Ctrl+O", action: qsTr("Open a model file"), run: () => fileDialog.open() },
+        { sequences: ["Ctrl+K", "Ctrl+F"], keys: "Ctrl+K, Ctrl+F", action: qsTr("Search conversations"),
+          run: () => sidebar.focusSearch() },
+        { sequences: [], keys: "Enter", action: qsTr("Send the message") },
+        { sequences: [], keys: "Shift+Enter", action: qsTr("New line in the message") },
+        { sequences: ["Esc"], keys: "Esc", action: qsTr("Clear the search, else stop the answer"),
+          run: () => { if (!sidebar.clearSearch()) root.app.chat.stop() } },
+        { sequences: ["Ctrl++", "Ctrl+="], keys: "Ctrl+Plus", action: qsTr("Zoom in"),
+          run: () => root.app.appearance.zoomIn() },
+        { sequences: ["Ctrl+-"], keys: "Ctrl+Minus", action: qsTr("Zoom out"),
+          run: () => root.app.appearance.zoomOut() },
+        { sequences: ["Ctrl+0"], keys: "Ctrl+0", action: qsTr("Zoom back to 100 %"),
+          run: () => root.app.appearance.resetZoom() },
+        { sequences: ["F1", "Ctrl+/"], keys: "F1, Ctrl+/", action: qsTr("This list"),
+          run: () => shortcutsDialog.open() },
+        { sequences: [], keys: "Tab, Shift+Tab", action: qsTr("Move between controls") },
+        { sequences: [], keys: "↑, ↓", action: qsTr("Previous or next conversation, in the list") },
+        { sequences: [], keys: "F2, Delete", action: qsTr("Rename or delete the conversation, in the list") },
+        { sequences: [], keys: "Menu, Shift+F10", action: qsTr("The list's or a message's menu") }
+    ]
+    Instantiator {
+        model: root.shortcuts.filter(s => s.sequences.length > 0)
+        delegate: Shortcut {
+            required property var modelData
+            sequences: modelData.sequences
+            onActivated: modelData.run()
+        }
+    }
 
     ColumnLayout {
         anchors.fill: parent
@@ -23,12 +60,16 @@ Item {
             Layout.fillWidth: true
             model: root.app.model
             panelShown: root.showPanel
+            compact: root.narrow
             onOpenFileRequested: fileDialog.open()
             onOpenFolderRequested: folderDialog.open()
             onOpenPathRequested: pathDialog.open()
             onOpenRemoteRequested: remoteDialog.open()
             onSettingsRequested: settingsDialog.open()
-            onPanelToggled: root.showPanel = !root.showPanel
+            onPanelToggled: {
+                if (root.narrow) root.panelNarrow = !root.panelNarrow
+                else root.panelWide = !root.panelWide
+            }
         }
 
         ErrorBanner {
@@ -44,11 +85,15 @@ Item {
             spacing: 0
 
             Sidebar {
-                Layout.preferredWidth: 260
+                id: sidebar
+                Layout.preferredWidth: root.narrow ? 220 : 260
                 Layout.fillHeight: true
                 chat: root.app.chat
+                search: root.app.search
+                transfer: root.app.transfer
                 remote: root.app.model.remote
                 onSettingsRequested: settingsDialog.open()
+                onShortcutsRequested: shortcutsDialog.open()
             }
 
             // Plain anchors here: Qt 6.4's layouts neither lay out again an item that starts
@@ -88,7 +133,7 @@ Item {
 
             ScrollView {
                 visible: root.showPanel
-                Layout.preferredWidth: 330
+                Layout.preferredWidth: root.narrow ? 280 : 330
                 Layout.fillHeight: true
                 contentWidth: availableWidth
                 background: Rectangle { color: Theme.surface; border.color: Theme.border }
@@ -121,13 +166,13 @@ Item {
         Rectangle {
             anchors.fill: parent
             visible: drop.containsDrag
-            color: "#334f6bed"
+            color: Theme.dropTint
             border.color: Theme.accent
             border.width: 3
             Label {
                 anchors.centerIn: parent
                 text: qsTr("Drop a checkpoint to load it")
-                font.pixelSize: 22
+                font.pixelSize: Theme.px(22)
                 color: Theme.accent
             }
         }
@@ -173,8 +218,14 @@ Item {
         anchors.centerIn: parent
         conversation: root.app.chat.settings
         appSettings: root.app.settings
+        appearance: root.app.appearance
         apiKeyStorage: root.app.model.apiKeyStorage
         onReloadRequested: root.app.model.reload()
+    }
+    ShortcutsDialog {
+        id: shortcutsDialog
+        anchors.centerIn: parent
+        shortcuts: root.shortcuts
     }
     ContextFullDialog {
         anchors.centerIn: parent

@@ -1,7 +1,8 @@
-// One message. Answers render Markdown (code blocks in a monospace font; raw HTML in an answer is
-// shown as text, never rendered) or plain text; user messages can be edited and resent; each can be
-// copied; the last answer can be regenerated, and continued when it was cut short. Messages dropped
-// from the model's memory stay, dimmed and marked.
+// One message. Answers render Markdown as prose and code blocks (highlighted, each with a Copy
+// button of its own; raw HTML in an answer is shown as text, never rendered) or plain text; user
+// messages can be edited and resent; each can be copied; the last answer can be regenerated, and
+// continued when it was cut short; right-click (or the Menu key) gives the same actions and deletes
+// the exchange. Messages dropped from the model's memory stay, dimmed and marked.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -11,7 +12,7 @@ Item {
     required property int index
     required property string role
     required property string text
-    required property string html
+    required property var blocks  // of the answer: {kind: "text" or "code", html, code, language}
     required property bool streaming
     required property string stopReason
     required property bool continuable
@@ -22,13 +23,24 @@ Item {
     signal regenerateRequested()
     signal continueRequested()
     signal resendRequested(int row, string text)
+    signal deleteRequested(int row)
 
     readonly property bool mine: role === "user"
     readonly property bool empty: !mine && !streaming && text.length === 0
+    readonly property bool formatted: !mine && !plain && !empty
     property bool editing: false
     property bool plain: false
 
     implicitHeight: column.implicitHeight
+
+    Keys.onPressed: (event) => {
+        if (event.key === Qt.Key_Menu || (event.key === Qt.Key_F10 && event.modifiers & Qt.ShiftModifier)) {
+            messageMenu.popup(column, 20, 20)
+            event.accepted = true
+        }
+    }
+
+    function startEditing() { editArea.text = bubble.text; bubble.editing = true }
 
     ColumnLayout {
         id: column
@@ -44,7 +56,7 @@ Item {
             visible: bubble.forgotten
             text: qsTr("outside the model's memory")
             color: Theme.muted
-            font.pixelSize: 10
+            font.pixelSize: Theme.px(10)
             font.italic: true
             Layout.alignment: bubble.mine ? Qt.AlignRight : Qt.AlignLeft
         }
@@ -56,22 +68,44 @@ Item {
             color: bubble.mine ? Theme.userBubble : Theme.assistantBubble
             border.color: bubble.mine ? Theme.userBubble : Theme.border
 
-            TextEdit {
+            TapHandler {
+                acceptedButtons: Qt.RightButton
+                onTapped: (point) => messageMenu.popup(point.position.x, point.position.y)
+            }
+            Menu {
+                id: messageMenu
+                objectName: "messageMenu"
+                MenuItem { text: qsTr("Copy"); onTriggered: bubble.copyRequested(bubble.text) }
+                MenuItem {
+                    text: qsTr("Edit and resend")
+                    visible: bubble.mine
+                    height: visible ? implicitHeight : 0
+                    enabled: !bubble.busy
+                    onTriggered: bubble.startEditing()
+                }
+                MenuItem {
+                    text: qsTr("Regenerate")
+                    visible: !bubble.mine && bubble.isLast && !bubble.forgotten
+                    height: visible ? implicitHeight : 0
+                    enabled: !bubble.busy
+                    onTriggered: bubble.regenerateRequested()
+                }
+                MenuSeparator {}
+                MenuItem {
+                    objectName: "deleteExchange"
+                    text: bubble.mine ? qsTr("Delete this question and its answer") : qsTr("Delete this answer and its question")
+                    enabled: !bubble.busy
+                    onTriggered: bubble.deleteRequested(bubble.index)
+                }
+            }
+
+            // Only one of the two exists, so the text a test or a screen reader finds is the one shown.
+            Loader {
                 id: body
-                objectName: "messageText"
                 visible: !bubble.editing
                 anchors.fill: parent
                 anchors.margins: 10
-                readOnly: true
-                selectByMouse: true
-                wrapMode: Text.Wrap
-                color: bubble.empty ? Theme.muted : bubble.mine ? Theme.accentText : Theme.text
-                font.italic: bubble.empty
-                textFormat: bubble.mine || bubble.plain || bubble.empty ? TextEdit.PlainText : TextEdit.RichText
-                text: bubble.empty ? qsTr("(no text: the model ended its answer at once)")
-                      : bubble.mine ? bubble.text
-                      : bubble.plain ? bubble.text + (bubble.streaming ? " ▍" : "")
-                      : bubble.html
+                sourceComponent: bubble.formatted ? blockList : plainText
             }
             ColumnLayout {
                 id: editor
@@ -107,14 +141,10 @@ Item {
                 visible: text.length > 0
                 text: notes[bubble.stopReason] || ""
                 color: Theme.muted
-                font.pixelSize: 11
+                font.pixelSize: Theme.px(11)
             }
-            ActionButton {
-                id: copyButton
-                property bool done: false
-                text: done ? qsTr("Copied ✓") : qsTr("Copy")
-                onClicked: { bubble.copyRequested(bubble.text); done = true; copiedTimer.restart() }
-                Timer { id: copiedTimer; interval: 1500; onTriggered: copyButton.done = false }
+            CopyButton {
+                onClicked: bubble.copyRequested(bubble.text)
             }
             ActionButton {
                 visible: !bubble.mine && !bubble.empty
@@ -125,7 +155,7 @@ Item {
                 visible: bubble.mine
                 enabled: !bubble.busy
                 text: qsTr("Edit")
-                onClicked: { editArea.text = bubble.text; bubble.editing = true }
+                onClicked: bubble.startEditing()
             }
             ActionButton {
                 objectName: "continueButton"
@@ -140,6 +170,112 @@ Item {
                 enabled: !bubble.busy
                 text: bubble.stopReason === "interrupted" ? qsTr("Retry") : qsTr("Regenerate")
                 onClicked: bubble.regenerateRequested()
+            }
+        }
+    }
+
+    // A Copy button that says "Copied ✓" for a moment after each click.
+    component CopyButton: ActionButton {
+        id: copy
+        property bool done: false
+        text: done ? qsTr("Copied ✓") : qsTr("Copy")
+        onClicked: { done = true; copiedTimer.restart() }
+        Timer { id: copiedTimer; interval: 1500; onTriggered: copy.done = false }
+    }
+
+    component MessageText: TextEdit {
+        readOnly: true
+        selectByMouse: true
+        wrapMode: Text.Wrap
+        color: Theme.text
+    }
+
+    Component {
+        id: plainText
+        MessageText {
+            objectName: "messageText"
+            color: bubble.empty ? Theme.muted : bubble.mine ? Theme.userText : Theme.text
+            font.italic: bubble.empty
+            textFormat: TextEdit.PlainText
+            text: bubble.empty ? qsTr("(no text: the model ended its answer at once)")
+                  : bubble.text + (bubble.streaming ? " ▍" : "")
+        }
+    }
+
+    // A Column, not a ColumnLayout: Qt 6.4's layouts can crash laying out a Repeater's deleted
+    // items, and the blocks are made anew with each piece of a streaming answer.
+    Component {
+        id: blockList
+        Item {
+            // What the widest block would take, for the bubble's width; a Column reports the widths
+            // its children were given.
+            implicitWidth: {
+                let widest = 0
+                for (let i = 0; i < blockColumn.children.length; ++i)
+                    widest = Math.max(widest, blockColumn.children[i].implicitWidth)
+                return widest
+            }
+            implicitHeight: blockColumn.implicitHeight
+            Column {
+                id: blockColumn
+                width: parent.width
+                spacing: 8
+                Repeater {
+                    model: bubble.blocks
+                    delegate: Loader {
+                        id: block
+                        required property var modelData
+                        width: blockColumn.width
+                        sourceComponent: modelData.kind === "code" ? codeBlock : proseBlock
+
+                        // Declared here, inside the delegate, to see its modelData.
+                        Component {
+                            id: proseBlock
+                            MessageText {
+                                objectName: "messageText"
+                                textFormat: TextEdit.RichText
+                                text: block.modelData.html
+                            }
+                        }
+                        Component {
+                            id: codeBlock
+                            Rectangle {
+                                implicitWidth: code.implicitWidth + 20
+                                implicitHeight: code.implicitHeight + 12
+                                color: Theme.codeBackground
+                                radius: 6
+                                ColumnLayout {
+                                    id: code
+                                    anchors.fill: parent
+                                    anchors.margins: 10
+                                    anchors.topMargin: 2
+                                    spacing: 0
+                                    RowLayout {
+                                        Label {
+                                            Layout.fillWidth: true
+                                            text: block.modelData.language
+                                            textFormat: Text.PlainText  // an info string is not markup
+                                            elide: Text.ElideRight
+                                            color: Theme.muted
+                                            font.pixelSize: Theme.px(11)
+                                        }
+                                        CopyButton {
+                                            objectName: "codeCopyButton"
+                                            Accessible.name: qsTr("Copy code")
+                                            onClicked: bubble.copyRequested(block.modelData.code)
+                                        }
+                                    }
+                                    MessageText {
+                                        objectName: "codeText"
+                                        Layout.fillWidth: true
+                                        textFormat: TextEdit.RichText
+                                        text: block.modelData.html
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
     }

@@ -8,6 +8,8 @@ Rectangle {
     id: header
     required property ModelController model
     required property bool panelShown
+    // Narrow window: the open buttons fold into one menu.
+    property bool compact: false
     signal openFileRequested()
     signal openFolderRequested()
     signal openPathRequested()
@@ -15,8 +17,10 @@ Rectangle {
     signal settingsRequested()
     signal panelToggled()
 
-    // Beside its button, inside the header: below the button it would cover the error banner.
+    // Beside its button, inside the header (below, it would cover the error banner), wrapped to fit
+    // left of the first button: unwrapped, a long tip was pushed back over the button itself.
     component HeaderToolTip: ToolTip {
+        width: Math.min(implicitWidth, 400)
         x: -width - 8
         y: (parent.height - height) / 2
         delay: 500
@@ -46,7 +50,7 @@ Rectangle {
             Label {
                 objectName: "modelName"
                 text: header.model.hasModel ? header.model.name : qsTr("No model loaded")
-                font.pixelSize: 16
+                font.pixelSize: Theme.px(16)
                 font.bold: true
                 color: Theme.text
                 elide: Text.ElideRight
@@ -65,7 +69,7 @@ Rectangle {
                       .arg(header.model.contextLength).arg(header.model.format)
                       .arg(header.weightsLine())
                 color: Theme.muted
-                font.pixelSize: 12
+                font.pixelSize: Theme.px(12)
                 elide: Text.ElideRight
                 Layout.fillWidth: true
                 HoverHandler { id: figuresHover }
@@ -80,7 +84,7 @@ Rectangle {
                 visible: header.model.hasModel && !header.model.loading && !header.model.remote
                 text: qsTr("on %1").arg(header.model.device.length > 0 ? header.model.device : header.model.backend)
                 color: Theme.muted
-                font.pixelSize: 12
+                font.pixelSize: Theme.px(12)
                 elide: Text.ElideRight
                 Layout.fillWidth: true
                 HoverHandler { id: deviceHover }
@@ -95,7 +99,7 @@ Rectangle {
                 visible: header.model.hasModel && !header.model.loading && header.model.contextReason !== ""
                 text: qsTr("context %1: %2").arg(header.model.contextLength).arg(header.model.contextReason)
                 color: Theme.muted
-                font.pixelSize: 12
+                font.pixelSize: Theme.px(12)
                 elide: Text.ElideRight
                 Layout.fillWidth: true
                 HoverHandler { id: contextHover }
@@ -116,7 +120,7 @@ Rectangle {
                 Label {
                     text: header.model.stage
                     color: Theme.muted
-                    font.pixelSize: 12
+                    font.pixelSize: Theme.px(12)
                     elide: Text.ElideRight
                     Layout.fillWidth: true
                 }
@@ -126,6 +130,7 @@ Rectangle {
         Button {
             id: openButton
             objectName: "openButton"
+            visible: !header.compact
             text: qsTr("Open…")
             onClicked: header.openFileRequested()
             HeaderToolTip {
@@ -136,11 +141,13 @@ Rectangle {
         }
         Button {
             text: qsTr("Folder…")
+            visible: !header.compact
             onClicked: header.openFolderRequested()
         }
         Button {
             id: pathButton
             objectName: "pathButton"
+            visible: !header.compact
             text: qsTr("Path…")
             onClicked: header.openPathRequested()
             HeaderToolTip {
@@ -151,6 +158,7 @@ Rectangle {
         Button {
             id: serverButton
             objectName: "serverButton"
+            visible: !header.compact
             text: qsTr("Server…")
             onClicked: header.openRemoteRequested()
             HeaderToolTip {
@@ -160,6 +168,7 @@ Rectangle {
         }
         Button {
             id: recentButton
+            visible: !header.compact
             text: qsTr("Recent")
             enabled: header.model.recentCheckpoints.length > 0
             onClicked: recentMenu.open()
@@ -185,6 +194,27 @@ Rectangle {
                             z: 2
                         }
                     }
+                }
+            }
+        }
+        Button {
+            id: openMenuButton
+            objectName: "openMenuButton"
+            visible: header.compact
+            text: qsTr("Open ▾")
+            Accessible.name: qsTr("Open a model")
+            onClicked: openMenu.popup(openMenuButton, 0, openMenuButton.height)
+            Menu {
+                id: openMenu
+                z: 2
+                MenuItem { text: qsTr("File… (Ctrl+O)"); onTriggered: header.openFileRequested() }
+                MenuItem { text: qsTr("Folder…"); onTriggered: header.openFolderRequested() }
+                MenuItem { text: qsTr("Path…"); onTriggered: header.openPathRequested() }
+                MenuItem { text: qsTr("Server…"); onTriggered: header.openRemoteRequested() }
+                MenuItem {
+                    text: qsTr("Recent…")
+                    enabled: header.model.recentCheckpoints.length > 0
+                    onTriggered: recentMenu.popup(openMenuButton, openMenuButton.width - recentMenu.width, openMenuButton.height)
                 }
             }
         }

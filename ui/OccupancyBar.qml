@@ -12,8 +12,8 @@ ColumnLayout {
     readonly property real fraction: total > 0 ? Math.min(1, used / total) : 0
     spacing: 3
 
-    Label { text: bar.label; font.pixelSize: 12; color: Theme.text; Layout.fillWidth: true; elide: Text.ElideRight }
-    Label { text: bar.detail; font.pixelSize: 11; color: Theme.muted; Layout.fillWidth: true; elide: Text.ElideRight }
+    Label { text: bar.label; font.pixelSize: Theme.px(12); color: Theme.text; Layout.fillWidth: true; elide: Text.ElideRight }
+    Label { text: bar.detail; font.pixelSize: Theme.px(11); color: Theme.muted; Layout.fillWidth: true; elide: Text.ElideRight }
     Rectangle {
         Layout.fillWidth: true
         implicitHeight: 8

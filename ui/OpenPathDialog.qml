@@ -37,6 +37,7 @@ Dialog {
         TextField {
             id: pathField
             objectName: "pathField"
+            Accessible.name: qsTr("Path of a checkpoint or its folder")
             Layout.fillWidth: true
             placeholderText: qsTr("/path/to/model.gguf")
             selectByMouse: true

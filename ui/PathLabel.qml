@@ -27,7 +27,7 @@ ColumnLayout {
         text: label.trimmed.slice(0, Math.max(label.cut, 1))  // "/" for a file at the root
         textFormat: Text.PlainText
         color: Theme.muted
-        font.pixelSize: 11
+        font.pixelSize: Theme.px(11)
         elide: Text.ElideMiddle
         Layout.fillWidth: true
     }

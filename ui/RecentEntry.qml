@@ -36,7 +36,7 @@ Item {
             text: qsTr("server · %1").arg(entry.model.serverAddress(entry.location))
             textFormat: Text.PlainText
             color: Theme.muted
-            font.pixelSize: 11
+            font.pixelSize: Theme.px(11)
             elide: Text.ElideMiddle
             Layout.fillWidth: true
         }

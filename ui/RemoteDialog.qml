@@ -34,6 +34,7 @@ Dialog {
         TextField {
             id: urlField
             objectName: "remoteUrlField"
+            Accessible.name: qsTr("Server address")
             Layout.fillWidth: true
             placeholderText: "http://127.0.0.1:8000/v1"
             selectByMouse: true
@@ -41,6 +42,7 @@ Dialog {
         TextField {
             id: keyField
             objectName: "remoteKeyField"
+            Accessible.name: qsTr("API key")
             Layout.fillWidth: true
             placeholderText: qsTr("API key (leave empty when the server needs none)")
             echoMode: TextInput.Password
@@ -49,7 +51,7 @@ Dialog {
         Label {
             Layout.fillWidth: true
             wrapMode: Text.Wrap
-            font.pixelSize: 11
+            font.pixelSize: Theme.px(11)
             color: Theme.muted
             text: qsTr("The key is sent only to this address and kept in %1.").arg(dialog.model.apiKeyStorage)
         }
@@ -78,6 +80,7 @@ Dialog {
             ComboBox {
                 id: modelBox
                 objectName: "remoteModelBox"
+                Accessible.name: qsTr("Model on the server")
                 Layout.fillWidth: true
                 model: models.models
             }

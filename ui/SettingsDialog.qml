@@ -1,4 +1,4 @@
-// Settings: this conversation's system prompt and sampling; app-wide threads, KV cache budget and
+// Settings: this conversation's system prompt and sampling; the window's theme and zoom; app-wide threads, KV cache budget and
 // type, the disk kept for caches between runs, the servers' timeout, and where servers' API keys
 // are kept.
 import QtQuick
@@ -10,6 +10,7 @@ Dialog {
     id: dialog
     required property ConversationSettings conversation
     required property AppSettings appSettings
+    required property Appearance appearance
     required property string apiKeyStorage
     signal reloadRequested()
 
@@ -32,6 +33,7 @@ Dialog {
         Layout.fillWidth: true
         Label { text: sliderRow.label; Layout.preferredWidth: 150 }
         Slider {
+            Accessible.name: sliderRow.label
             from: sliderRow.from; to: sliderRow.to; stepSize: sliderRow.stepSize
             value: sliderRow.value
             Layout.fillWidth: true
@@ -49,6 +51,7 @@ Dialog {
         Layout.fillWidth: true
         Label { text: spinRow.label; Layout.preferredWidth: 150 }
         SpinBox {
+            Accessible.name: spinRow.label
             from: spinRow.from; to: spinRow.to; value: spinRow.value; editable: true
             Layout.fillWidth: true
             onValueModified: spinRow.modified(value)
@@ -114,6 +117,45 @@ Dialog {
                 Layout.fillWidth: true
             }
 
+            Label { text: qsTr("Appearance"); font.bold: true; Layout.topMargin: 8 }
+            RowLayout {
+                Layout.fillWidth: true
+                Label { text: qsTr("Theme"); Layout.preferredWidth: 150 }
+                ComboBox {
+                    objectName: "themeSelector"
+                    Accessible.name: qsTr("Theme")
+                    textRole: "name"
+                    valueRole: "value"
+                    model: [{ name: qsTr("System (follow the desktop)"), value: Appearance.System },
+                            { name: qsTr("Light"), value: Appearance.Light },
+                            { name: qsTr("Dark"), value: Appearance.Dark }]
+                    Component.onCompleted: currentIndex = indexOfValue(dialog.appearance.theme)
+                    onActivated: dialog.appearance.theme = currentValue
+                    Layout.fillWidth: true
+                }
+            }
+            RowLayout {
+                Layout.fillWidth: true
+                Label { text: qsTr("Zoom"); Layout.preferredWidth: 150 }
+                Button {
+                    text: "−"; enabled: dialog.appearance.canZoomOut
+                    Accessible.name: qsTr("Zoom out (Ctrl+Minus)")
+                    onClicked: dialog.appearance.zoomOut()
+                }
+                Label {
+                    objectName: "zoomLabel"
+                    text: Math.round(dialog.appearance.zoom * 100) + " %"
+                    horizontalAlignment: Text.AlignHCenter
+                    Layout.preferredWidth: 60
+                }
+                Button {
+                    text: "+"; enabled: dialog.appearance.canZoomIn
+                    Accessible.name: qsTr("Zoom in (Ctrl+Plus)")
+                    onClicked: dialog.appearance.zoomIn()
+                }
+                Button { text: qsTr("Reset (Ctrl+0)"); flat: true; onClicked: dialog.appearance.resetZoom() }
+            }
+
             Label { text: qsTr("Application"); font.bold: true; Layout.topMargin: 8 }
             Label { text: qsTr("System prompt for new conversations (each keeps its own afterwards)"); color: Theme.muted }
             PlainTextArea {
@@ -150,6 +192,7 @@ Dialog {
                 Label { text: qsTr("KV cache type"); Layout.preferredWidth: 150 }
                 ComboBox {
                     objectName: "kvCacheTypeSelector"
+                    Accessible.name: qsTr("KV cache type")
                     model: dialog.appSettings.kvCacheTypes
                     currentIndex: dialog.appSettings.kvCacheTypes.indexOf(dialog.appSettings.kvCacheType)
                     Layout.fillWidth: true

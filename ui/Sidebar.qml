@@ -1,31 +1,107 @@
-// The conversations, newest first: new, select, rename (double-click), delete (with a few seconds
-// to undo); each with its message count and how many of its tokens the KV cache holds (not known
-// when the model runs on a server: its cache is the server's).
+// The conversations, newest first: new, search (Ctrl+K), select, rename (double-click or F2), export,
+// delete (with a few seconds to undo), by mouse, context menu or keyboard; import and export all
+// from the ⋯ menu. Each row shows its message count and how many of its tokens the KV cache holds
+// (not known when the model runs on a server: its cache is the server's), or, while searching, a
+// line of its matching text.
 import QtQuick
 import QtQuick.Controls
+import QtQuick.Dialogs
 import QtQuick.Layouts
 import LlamaDesk.Core
 
 Rectangle {
     id: sidebar
     required property ChatController chat
+    required property ConversationSearch search
+    required property ConversationTransfer transfer
     required property bool remote
     signal settingsRequested()
+    signal shortcutsRequested()
+
+    function focusSearch() { searchField.forceActiveFocus(); searchField.selectAll() }
+    // Esc: true when it cleared a search (so it stops nothing else).
+    function clearSearch() {
+        if (searchField.text.length === 0)
+            return false
+        searchField.clear()
+        return true
+    }
 
     color: Theme.sidebar
+    Binding { target: sidebar.search; property: "markColor"; value: String(Theme.searchMark) }
+
+    // The conversation a menu or a dialog acts on, as a ConversationListModel row.
+    property int actionRow: -1
+    function openMenu(row, item, x, y) {
+        actionRow = row
+        conversationMenu.popup(item, x, y)
+    }
 
     ColumnLayout {
         anchors.fill: parent
         anchors.margins: 10
         spacing: 8
 
-        Button {
-            objectName: "newConversationButton"
-            text: qsTr("+  New conversation")
+        RowLayout {
             Layout.fillWidth: true
-            onClicked: sidebar.chat.newConversation()
-            ToolTip.visible: hovered
-            ToolTip.text: qsTr("Ctrl+N")
+            spacing: 4
+            Button {
+                objectName: "newConversationButton"
+                text: qsTr("+  New conversation")
+                Layout.fillWidth: true
+                onClicked: sidebar.chat.newConversation()
+                ButtonToolTip { visible: parent.hovered; text: qsTr("Ctrl+N") }
+            }
+            Button {
+                id: moreButton
+                objectName: "moreButton"
+                text: "⋯"
+                Layout.preferredWidth: 40
+                Accessible.name: qsTr("More: import, export all, shortcuts")
+                onClicked: moreMenu.popup(moreButton, 0, moreButton.height)
+                Menu {
+                    id: moreMenu
+                    MenuItem { text: qsTr("Import conversations…"); onTriggered: importDialog.open() }
+                    MenuItem {
+                        text: qsTr("Export all conversations…")
+                        onTriggered: { exportDialog.mode = "all"; exportDialog.open() }
+                    }
+                    MenuSeparator {}
+                    MenuItem { text: qsTr("Keyboard shortcuts (F1)"); onTriggered: sidebar.shortcutsRequested() }
+                }
+            }
+        }
+
+        TextField {
+            id: searchField
+            objectName: "searchField"
+            Layout.fillWidth: true
+            placeholderText: qsTr("Search conversations (Ctrl+K)")
+            Accessible.name: qsTr("Search conversations")
+            rightPadding: clearButton.visible ? clearButton.width + 4 : padding
+            // Every keystroke filters; 1000 conversations take a few milliseconds (test_conversation_search).
+            onTextChanged: sidebar.search.query = text
+            Keys.onDownPressed: { list.forceActiveFocus(); if (list.count > 0) sidebar.chat.selectConversation(sidebar.search.sourceRow(0)) }
+            Keys.onReturnPressed: if (list.count > 0) sidebar.chat.selectConversation(sidebar.search.sourceRow(0))
+            ToolButton {
+                id: clearButton
+                visible: searchField.text.length > 0
+                anchors.right: parent.right
+                anchors.verticalCenter: parent.verticalCenter
+                text: "×"
+                Accessible.name: qsTr("Clear the search")
+                onClicked: searchField.clear()
+            }
+        }
+
+        Label {
+            objectName: "noMatches"
+            visible: searchField.text.trim().length > 0 && list.count === 0
+            text: qsTr("No conversation holds “%1”.").arg(searchField.text.trim())
+            textFormat: Text.PlainText
+            color: Theme.sidebarMuted
+            wrapMode: Text.Wrap
+            Layout.fillWidth: true
         }
 
         ListView {
@@ -35,39 +111,79 @@ Rectangle {
             Layout.fillHeight: true
             clip: true
             spacing: 4
-            model: sidebar.chat.conversations
-            currentIndex: sidebar.chat.currentIndex
+            model: sidebar.search
+            activeFocusOnTab: true
+            keyNavigationEnabled: false  // Up and Down select, below
+            Accessible.role: Accessible.List
+            Accessible.name: qsTr("Conversations")
+            currentIndex: { sidebar.search.count; return sidebar.search.rowOfSource(sidebar.chat.currentIndex) }
+
+            function selectRow(row) {
+                if (row >= 0 && row < count)
+                    sidebar.chat.selectConversation(sidebar.search.sourceRow(row))
+            }
+            Keys.onUpPressed: selectRow(currentIndex - 1)
+            Keys.onDownPressed: selectRow(currentIndex + 1)
+            Keys.onPressed: (event) => {
+                if (currentItem && (event.key === Qt.Key_Menu || (event.key === Qt.Key_F10 && event.modifiers & Qt.ShiftModifier))) {
+                    sidebar.openMenu(sidebar.chat.currentIndex, currentItem, 20, currentItem.height / 2)
+                    event.accepted = true
+                } else if (currentItem && event.key === Qt.Key_F2) {
+                    currentItem.editing = true
+                    event.accepted = true
+                } else if (event.key === Qt.Key_Delete) {
+                    sidebar.chat.deleteConversation(sidebar.chat.currentIndex)
+                    event.accepted = true
+                }
+            }
+
+            // Where the keyboard is, when it is in the list.
+            highlight: Rectangle { color: "transparent"; radius: 8; border.color: Theme.searchMark; border.width: 2; visible: list.activeFocus; z: 2 }
+            highlightMoveDuration: 0
 
             delegate: Rectangle {
                 id: item
                 required property int index
                 required property string title
+                required property string titleMarked
+                required property string snippet
                 required property int messageCount
                 required property int cachedTokens
                 required property bool answering
                 property bool editing: false
+                readonly property int sourceRow: { sidebar.search.count; return sidebar.search.sourceRow(index) }
 
                 width: ListView.view.width
-                height: 54
+                height: column.implicitHeight + 16
                 radius: 8
                 color: ListView.isCurrentItem ? Theme.sidebarSelected
-                                              : hover.hovered ? "#2a3040" : "transparent"
+                                              : hover.hovered ? Theme.sidebarHover : "transparent"
+                Accessible.role: Accessible.ListItem
+                Accessible.name: item.title
+                Accessible.selected: ListView.isCurrentItem
 
                 HoverHandler { id: hover }
                 TapHandler {
-                    onTapped: sidebar.chat.selectConversation(item.index)
+                    onTapped: sidebar.chat.selectConversation(item.sourceRow)
                     onDoubleTapped: item.editing = true
+                }
+                TapHandler {
+                    acceptedButtons: Qt.RightButton
+                    onTapped: (point) => sidebar.openMenu(item.sourceRow, item, point.position.x, point.position.y)
                 }
 
                 ColumnLayout {
-                    anchors.fill: parent
+                    id: column
+                    anchors.left: parent.left
+                    anchors.right: parent.right
+                    anchors.top: parent.top
                     anchors.margins: 8
                     anchors.rightMargin: 34
                     spacing: 2
                     Label {
                         visible: !item.editing
-                        textFormat: Text.PlainText
-                        text: item.title
+                        textFormat: Text.StyledText  // the search's marks; the title itself is escaped
+                        text: item.titleMarked
                         color: Theme.sidebarText
                         elide: Text.ElideRight
                         Layout.fillWidth: true
@@ -76,12 +192,26 @@ Rectangle {
                         visible: item.editing
                         text: item.title
                         Layout.fillWidth: true
+                        Accessible.name: qsTr("New title")
                         onVisibleChanged: if (visible) { forceActiveFocus(); selectAll() }
-                        onAccepted: { sidebar.chat.renameConversation(item.index, text); item.editing = false }
+                        onAccepted: { sidebar.chat.renameConversation(item.sourceRow, text); item.editing = false }
                         Keys.onEscapePressed: item.editing = false
                     }
                     Label {
+                        objectName: "searchSnippet"
+                        visible: item.snippet.length > 0
+                        textFormat: Text.StyledText
+                        text: item.snippet
+                        color: Theme.sidebarMuted
+                        font.pixelSize: Theme.px(11)
+                        wrapMode: Text.Wrap
+                        maximumLineCount: 2
+                        elide: Text.ElideRight
+                        Layout.fillWidth: true
+                    }
+                    Label {
                         objectName: "conversationDetail"
+                        visible: item.snippet.length === 0
                         // While it answers, the answer's growth shows instead of the message count.
                         text: item.answering
                               ? (sidebar.remote ? qsTr("answering…")
@@ -89,7 +219,7 @@ Rectangle {
                               : sidebar.remote ? qsTr("%1 messages").arg(item.messageCount)
                               : qsTr("%1 messages · %2 cached tokens").arg(item.messageCount).arg(item.cachedTokens)
                         color: Theme.sidebarMuted
-                        font.pixelSize: 11
+                        font.pixelSize: Theme.px(11)
                     }
                 }
 
@@ -98,14 +228,10 @@ Rectangle {
                     anchors.verticalCenter: parent.verticalCenter
                     visible: hover.hovered || item.ListView.isCurrentItem
                     text: "⋯"
-                    font.pixelSize: 16
+                    font.pixelSize: Theme.px(16)
                     palette.buttonText: Theme.sidebarText
-                    onClicked: menu.open()
-                    Menu {
-                        id: menu
-                        MenuItem { text: qsTr("Rename"); onTriggered: item.editing = true }
-                        MenuItem { text: qsTr("Delete"); onTriggered: sidebar.chat.deleteConversation(item.index) }
-                    }
+                    Accessible.name: qsTr("Actions for “%1”").arg(item.title)
+                    onClicked: sidebar.openMenu(item.sourceRow, this, 0, height)
                 }
             }
         }
@@ -141,10 +267,72 @@ Rectangle {
             }
         }
 
+        // What the last export or import did; it goes after a few seconds.
+        Label {
+            id: transferNote
+            objectName: "transferNote"
+            visible: text.length > 0
+            color: Theme.sidebarText
+            wrapMode: Text.Wrap
+            textFormat: Text.PlainText
+            font.pixelSize: Theme.px(11)
+            Layout.fillWidth: true
+            Timer { id: noteTimer; interval: 6000; onTriggered: transferNote.text = "" }
+            Connections {
+                target: sidebar.transfer
+                function onDone(message) { transferNote.text = message; noteTimer.restart() }
+            }
+        }
+
         Button {
             text: qsTr("Settings")
             Layout.fillWidth: true
             onClicked: sidebar.settingsRequested()
         }
+    }
+
+    Menu {
+        id: conversationMenu
+        objectName: "conversationMenu"
+        MenuItem {
+            text: qsTr("Rename")
+            onTriggered: {
+                const row = sidebar.search.rowOfSource(sidebar.actionRow)
+                const delegate = list.itemAtIndex(row)
+                if (delegate) delegate.editing = true
+            }
+        }
+        MenuItem {
+            text: qsTr("Export as Markdown…")
+            onTriggered: { exportDialog.mode = "md"; exportDialog.open() }
+        }
+        MenuItem {
+            text: qsTr("Export as JSON…")
+            onTriggered: { exportDialog.mode = "json"; exportDialog.open() }
+        }
+        MenuSeparator {}
+        MenuItem { text: qsTr("Delete"); onTriggered: sidebar.chat.deleteConversation(sidebar.actionRow) }
+    }
+
+    FileDialog {
+        id: exportDialog
+        objectName: "exportDialog"
+        property string mode: "json"  // "md", "json" or "all"
+        fileMode: FileDialog.SaveFile
+        title: mode === "all" ? qsTr("Export all conversations") : qsTr("Export a conversation")
+        nameFilters: mode === "md" ? [qsTr("Markdown (*.md)")] : [qsTr("LlamaDesk export (*.json)")]
+        defaultSuffix: mode === "md" ? "md" : "json"
+        onAccepted: {
+            if (mode === "all") sidebar.transfer.exportAll(selectedFile)
+            else if (mode === "md") sidebar.transfer.exportMarkdown(sidebar.actionRow, selectedFile)
+            else sidebar.transfer.exportJson(sidebar.actionRow, selectedFile)
+        }
+    }
+    FileDialog {
+        id: importDialog
+        objectName: "importDialog"
+        title: qsTr("Import conversations")
+        nameFilters: [qsTr("LlamaDesk export (*.json)"), qsTr("All files (*)")]
+        onAccepted: sidebar.transfer.importFile(selectedFile)
     }
 }

@@ -17,7 +17,7 @@ Item {
 
         Label {
             text: qsTr("Welcome to LlamaDesk")
-            font.pixelSize: 26
+            font.pixelSize: Theme.px(26)
             font.bold: true
             color: Theme.text
         }

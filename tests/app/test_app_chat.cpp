@@ -114,6 +114,10 @@ private slots:
         const QModelIndex answer = messages->index(1);
         QCOMPARE(answer.data(MessageListModel::TextRole).toString(), pieces);
         QCOMPARE(answer.data(MessageListModel::StreamingRole).toBool(), false);
+        // What an export says of it: the model that wrote it and when each message began.
+        const Conversation* c = chat()->messages()->conversation();
+        QCOMPARE(c->model, f_->app->model()->name());
+        QVERIFY(c->messages[0].time.isValid() && c->messages[1].time >= c->messages[0].time);
     }
 
     void stopEndsWithinOneToken() {
@@ -337,6 +341,31 @@ private slots:
         QVERIFY(!chat()->conversations()->find(b));
         QCOMPARE(chat()->conversations()->find(c)->messages.size(), 2);
         QCOMPARE(chat()->conversations()->find(c)->messages[1].text, QString::fromStdString(answer_of(c)->result.text));
+    }
+
+    // Deleting an exchange (from a message's menu) takes the question and its answer out of the
+    // window, the saved file and the engine: the next answer sees the history without them.
+    void deleteExchangeTakesItOutOfTheHistory() {
+        chat()->newConversation();
+        chat()->setChatFormat("chat");
+        QVERIFY(f_->sendAndWait("Tell me about a bird."));
+        QVERIFY(f_->sendAndWait("Where did it fly?"));
+        QVERIFY(f_->sendAndWait("What did it eat?"));
+        chat()->deleteExchange(3);  // the second answer: its question goes too
+        QCOMPARE(chat()->messages()->rowCount(), 4);
+        QCOMPARE(chat()->messages()->index(2).data(MessageListModel::TextRole).toString(), QString("What did it eat?"));
+        QVERIFY(f_->sendAndWait("And then?"));
+        QCOMPARE(f_->finished.last().n_turns, 3);
+        chat()->deleteExchange(4);  // the last question: the cache is cut back
+        QCOMPARE(chat()->messages()->rowCount(), 4);
+        QVERIFY(f_->sendAndWait("And then?"));
+        const AppFixture::Finished& again = f_->finished.last();
+        QCOMPARE(again.n_turns, 3);
+        QCOMPARE(again.result.stats.prefilled_tokens, again.result.stats.prompt_tokens);  // its own turn only
+        const QString saved = f_->dir.filePath("data/conversations/" + chat()->currentId() + ".json");
+        QTRY_VERIFY(QFile(saved).open(QIODevice::ReadOnly) &&
+                    ConversationStore::fromJson([&] { QFile f(saved); f.open(QIODevice::ReadOnly); return f.readAll(); }())
+                            ->messages.size() == 6);
     }
 
     // Regenerate and edit-and-resend cut the engine's cache back to where the turn began:

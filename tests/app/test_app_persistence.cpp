@@ -93,7 +93,9 @@ private slots:
         Conversation c = sample(7, 5);
         c.format = llamadesk::ChatFormat::Completion;
         c.draft = "words typed and not sent";
+        c.model = "Llama-3.2-1B-Instruct-Q4_K_M";
         c.messages[0].forgotten = true;
+        c.messages[1].time = QDateTime(QDate(2026, 12, 4), QTime(10, 11, 12, 345), Qt::UTC);
         Message streaming{Message::Role::Assistant, "half an ans", true, {}, false};
         c.messages.append(streaming);
         QVERIFY(store.save(c));
@@ -107,6 +109,9 @@ private slots:
         QCOMPARE(back.created, c.created);
         QCOMPARE(back.format, llamadesk::ChatFormat::Completion);
         QCOMPARE(back.draft, c.draft);
+        QCOMPARE(back.model, c.model);
+        QCOMPARE(back.messages[1].time, c.messages[1].time);
+        QVERIFY(!back.messages[2].time.isValid());  // none given: none read
         QCOMPARE(back.messages[0].forgotten, true);
         QCOMPARE(back.messages[1].forgotten, false);
         QCOMPARE(back.messages.size(), 6);

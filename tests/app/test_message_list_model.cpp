@@ -1,14 +1,22 @@
 // What the chat view is given for each message: answers' Markdown as HTML with any raw HTML shown
-// as text, which answers can be continued, and which messages the model no longer sees.
+// as text, cut into prose and highlighted code blocks, tables with single borders, which answers
+// can be continued, and which messages the model no longer sees.
 #include <QGuiApplication>
 #include <QtTest>
 
+#include "code_highlighter.h"
 #include "message_list_model.h"
 
 class MessageListModelTest : public QObject {
     Q_OBJECT
     static QVariant role(const MessageListModel& model, int row, int role) {
         return model.index(row).data(role);
+    }
+    static QVariantList blocks(const MessageListModel& model, int row) {
+        return role(model, row, MessageListModel::BlocksRole).toList();
+    }
+    static QString field(const QVariantList& blocks, int i, const char* name) {
+        return blocks[i].toMap()[name].toString();
     }
 
 private slots:
@@ -21,6 +29,19 @@ private slots:
         QVERIFY2(html.contains("&lt;b&gt;raw&lt;/b&gt;") && html.contains("&lt;img src=x&gt;"), qPrintable(html));
         QVERIFY2(!html.contains("<b>raw") && !html.contains("<img"), qPrintable(html));
         QVERIFY2(html.contains("font-weight") && html.contains(">bold<"), qPrintable(html));  // Markdown stays
+    }
+
+    // The view's font sets the size (the window's zoom); the document's default must not override it.
+    void theTextSizeIsTheViews() {
+        Conversation c;
+        c.messages.append({Message::Role::Assistant, "plain words", false, "eos", false});
+        MessageListModel model;
+        model.show(&c);
+        const QString html = role(model, 0, MessageListModel::HtmlRole).toString();
+        const qsizetype body = html.indexOf("<body");
+        QVERIFY(body >= 0);
+        const QString tag = html.mid(body, html.indexOf('>', body) - body);
+        QVERIFY2(!tag.contains("font-size"), qPrintable(tag));
     }
 
     void answersCutShortCanBeContinued() {
@@ -51,6 +72,91 @@ private slots:
         QCOMPARE(c.remembered_turns(), 1);
         QCOMPARE(int(c.turns().size()), 1);
         QCOMPARE(c.turns()[0].user, std::string("2"));
+    }
+    void answersComeAsProseAndCodeBlocks() {
+        Conversation c;
+        c.messages.append({Message::Role::User, "```py\nx\n```", false, {}, false});
+        c.messages.append({Message::Role::Assistant,
+                           "Try **this**:\n\n```python\nif x < 1: print('<b>')\n```\n\nDone <i>now</i>.", false,
+                           "eos", false});
+        MessageListModel model;
+        model.show(&c);
+        QVERIFY(blocks(model, 0).isEmpty());  // the view shows the user's text as typed
+        const QVariantList answer = blocks(model, 1);
+        QCOMPARE(answer.size(), 3);
+        QCOMPARE(field(answer, 0, "kind"), QString("text"));
+        QVERIFY2(field(answer, 0, "html").contains(">this<"), qPrintable(field(answer, 0, "html")));
+        QCOMPARE(field(answer, 1, "kind"), QString("code"));
+        QCOMPARE(field(answer, 1, "code"), QString("if x < 1: print('<b>')"));
+        QCOMPARE(field(answer, 1, "language"), QString("Python"));
+        const QString code = field(answer, 1, "html");
+        QVERIFY2(code.startsWith("<pre") && code.contains(CodeColours::light().keyword.name()) &&
+                     code.contains("&lt;b&gt;") && !code.contains("<b>"),
+                 qPrintable(code));
+        QCOMPARE(field(answer, 2, "kind"), QString("text"));
+        QVERIFY2(field(answer, 2, "html").contains("&lt;i&gt;now&lt;/i&gt;"), qPrintable(field(answer, 2, "html")));
+    }
+
+    void codeCannotLeaveItsBlock() {
+        Conversation c;
+        c.messages.append({Message::Role::Assistant, "```html\n</pre><script>alert(1)</script>\n```", false,
+                           "eos", false});
+        MessageListModel model;
+        model.show(&c);
+        const QString html = field(blocks(model, 0), 0, "html");
+        QVERIFY2(html.contains("&lt;/pre&gt;&lt;script&gt;") && !html.contains("<script") &&
+                     html.count("</pre>") == 1,
+                 qPrintable(html));
+    }
+
+    void theStreamingCursorEndsTheLastBlock() {
+        Conversation c;
+        c.messages.append({Message::Role::Assistant, "Code:\n```cpp\nint x", true, {}, false});
+        MessageListModel model;
+        model.show(&c);
+        QVariantList streaming = blocks(model, 0);
+        QCOMPARE(streaming.size(), 2);
+        QCOMPARE(field(streaming, 1, "code"), QString("int x"));  // copied without the cursor
+        QVERIFY2(field(streaming, 1, "html").contains("x \u258D</pre>"), qPrintable(field(streaming, 1, "html")));
+        QVERIFY(!field(streaming, 0, "html").contains(u'\u258D'));
+
+        c.messages[0].text = "Code:\n```cpp\nint x;\n```\nThat is";
+        streaming = blocks(model, 0);
+        QCOMPARE(streaming.size(), 3);
+        QVERIFY(!field(streaming, 1, "html").contains(u'\u258D'));
+        QVERIFY(field(streaming, 2, "html").contains(u'\u258D'));
+
+        c.messages[0].text.clear();
+        streaming = blocks(model, 0);
+        QCOMPARE(streaming.size(), 1);
+        QVERIFY(field(streaming, 0, "html").contains(u'\u258D'));
+    }
+
+    void darkCodeColours() {
+        Conversation c;
+        c.messages.append({Message::Role::Assistant, "```rust\nfn main() {}\n```", false, "eos", false});
+        MessageListModel model;
+        model.show(&c);
+        QSignalSpy changed(&model, &MessageListModel::dataChanged);
+        model.setDark(true);
+        QCOMPARE(changed.size(), 1);
+        QVERIFY(field(blocks(model, 0), 0, "html").contains(CodeColours::dark().keyword.name()));
+        model.setDark(true);
+        QCOMPARE(changed.size(), 1);
+    }
+
+    // QTextDocument's own table format frames each cell twice (border 1 with spacing 2).
+    void tablesHaveSingleBorders() {
+        Conversation c;
+        c.messages.append({Message::Role::Assistant, "| a | b |\n|---|---|\n| 1 | 2 |\n", false, "eos", false});
+        MessageListModel model;
+        model.show(&c);
+        for (const QString& html : {role(model, 0, MessageListModel::HtmlRole).toString(),
+                                    field(blocks(model, 0), 0, "html")}) {
+            QVERIFY2(html.contains("<table border=\"1\"") && html.contains("border-collapse:collapse") &&
+                         html.contains("cellspacing=\"0\""),
+                     qPrintable(html));
+        }
     }
 };
 

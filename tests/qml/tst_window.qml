@@ -41,6 +41,22 @@ Item {
 
     SignalSpy { id: messageChanges; target: testApp.chat.messages; signalName: "dataChanged" }
     SignalSpy { id: figureChanges; target: testApp.figures; signalName: "generationChanged" }
+    SignalSpy { id: copies; signalName: "copyRequested" }
+
+    Component {
+        id: answerBubble
+        MessageBubble {
+            width: 700
+            index: 0
+            role: "assistant"
+            streaming: false
+            stopReason: "eos"
+            continuable: false
+            forgotten: false
+            isLast: false
+            busy: false
+        }
+    }
 
     TestCase {
         name: "Window"
@@ -560,6 +576,49 @@ Item {
 
             testApp.model.open(modelPath)
             tryVerify(() => testApp.model.weightTypes.indexOf("Q8_0") < 0, 60000, "back on the reference model")
+        }
+
+        // A code block in an answer has its own Copy button, which copies its code alone.
+        function test_9h_code_block_copy_button() {
+            const bubble = createTemporaryObject(answerBubble, top, {
+                text: "Run:\n```python\nprint(1)\n```",
+                blocks: [{ kind: "text", html: "<p>Run:</p>", code: "", language: "" },
+                         { kind: "code", html: "<pre>print(1)</pre>", code: "print(1)", language: "Python" }]
+            })
+            copies.target = bubble
+            copies.clear()
+            const button = findChild(bubble, "codeCopyButton")
+            verify(button && button.visible, "the code block has a Copy button")
+            verify(findChild(bubble, "messageText").text.indexOf("Run:") >= 0)
+            verify(findChild(bubble, "codeText").text.indexOf("print(1)") >= 0)
+            mouseClick(button)
+            compare(copies.count, 1)
+            compare(copies.signalArguments[0][0], "print(1)")
+            compare(button.text, "Copied ✓")
+            tryCompare(button, "text", "Copy", 3000)
+        }
+
+        // Right-click on a message: its menu deletes the exchange, from the window and the history.
+        function test_9i_message_menu_deletes_an_exchange() {
+            testApp.chat.newConversation()
+            typeAndSend("One")
+            tryCompare(testApp.chat, "generating", false, 60000)
+            typeAndSend("Two")
+            tryCompare(testApp.chat, "generating", false, 60000)
+            compare(testApp.chat.messages.count, 4)
+            const list = findChild(view, "messageList")
+            list.positionViewAtBeginning()
+            wait(50)
+            const question = list.itemAtIndex(0)
+            mouseClick(question, question.width - 40, 12, Qt.RightButton)
+            const menu = findChild(question, "messageMenu")
+            tryCompare(menu, "opened", true)
+            const remove = menu.itemAt(menu.count - 1)
+            compare(remove.objectName, "deleteExchange")
+            mouseClick(remove)
+            compare(testApp.chat.messages.count, 2)
+            compare(lastBubbleText(), findChild(list.itemAtIndex(1), "messageText").text)
+            compare(list.itemAtIndex(0).text, "Two")
         }
     }
 }

@@ -1,0 +1,80 @@
+#include "conversation_transfer.h"
+
+#include <QFile>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QUuid>
+
+#include "chat_controller.h"
+
+ConversationTransfer::ConversationTransfer(ChatController* chat, QObject* parent) : QObject(parent), chat_(chat) {}
+
+ConversationExport ConversationTransfer::exportOf(const Conversation& c) const {
+    return {c, chat_->settings()->systemPromptOf(c.id), chat_->settings()->samplingOf(c.id)};
+}
+
+bool ConversationTransfer::write(const QUrl& file, const QByteArray& bytes, const QString& what) {
+    const QString path = file.isLocalFile() ? file.toLocalFile() : file.toString();
+    QSaveFile out(path);
+    if (!out.open(QIODevice::WriteOnly) || out.write(bytes) != bytes.size() || !out.commit()) {
+        emit failed(tr("Could not export %1 to %2: %3. Nothing was changed.").arg(what, path, out.errorString()));
+        return false;
+    }
+    emit done(tr("Exported %1 to %2").arg(what, path));
+    return true;
+}
+
+bool ConversationTransfer::exportMarkdown(int row, const QUrl& file) {
+    const Conversation* c = chat_->conversations()->at(row);
+    return c && write(file, export_markdown(exportOf(*c)).toUtf8(), "“" + c->title + "”");
+}
+
+bool ConversationTransfer::exportJson(int row, const QUrl& file) {
+    const Conversation* c = chat_->conversations()->at(row);
+    return c && write(file, export_json({exportOf(*c)}), "“" + c->title + "”");
+}
+
+bool ConversationTransfer::exportAll(const QUrl& file) {
+    QList<ConversationExport> all;
+    for (int row = 0; row < chat_->conversations()->rowCount(); ++row)
+        all.append(exportOf(*chat_->conversations()->at(row)));
+    return write(file, export_json(all), tr("%n conversation(s)", nullptr, int(all.size())));
+}
+
+int ConversationTransfer::importFile(const QUrl& file) {
+    const QString path = file.isLocalFile() ? file.toLocalFile() : file.toString();
+    QFile in(path);
+    QString error;
+    std::optional<QList<ConversationExport>> imported;
+    if (in.open(QIODevice::ReadOnly))
+        imported = import_json(in.readAll(), &error);
+    else
+        error = in.errorString();
+    // Checked as a whole first, so a bad file adds nothing.
+    for (int i = 0; imported && i < imported->size(); ++i)
+        if (QString why = ConversationSettings::samplingError((*imported)[i].sampling); !why.isEmpty()) {
+            error = tr("conversation %1: %2").arg(i + 1).arg(why);
+            imported.reset();
+        }
+    if (!imported) {
+        emit failed(tr("Could not import %1: %2. Nothing was added.").arg(path, error));
+        return 0;
+    }
+    // The file's order is the list's (newest first); prepending from the end keeps it.
+    for (auto it = imported->rbegin(); it != imported->rend(); ++it) {
+        Conversation c = std::move(it->conversation);
+        // Always a new id: importing a file twice, or beside its own original, replaces nothing.
+        c.id = QUuid::createUuid().toString(QUuid::WithoutBraces);
+        chat_->settings()->assign(c.id, it->system_prompt, it->sampling);
+        chat_->addConversation(std::move(c));
+    }
+    emit done(tr("Imported %n conversation(s) from %1", nullptr, int(imported->size())).arg(path));
+    return int(imported->size());
+}
+
+QString ConversationTransfer::suggestedName(int row, const QString& extension) const {
+    const Conversation* c = chat_->conversations()->at(row);
+    QString name = c ? c->title : QStringLiteral("conversation");
+    name.replace(QRegularExpression(QStringLiteral(R"([/\\:*?"<>|\x00-\x1f])")), QStringLiteral("_"));
+    return name.left(80).trimmed() + "." + extension;
+}

@@ -1,0 +1,132 @@
+// The window's everyday features by keyboard: search (Ctrl+K, Esc), the shortcuts list (F1), zoom
+// (Ctrl+Plus, Ctrl+Minus, Ctrl+0), and both themes' text contrast (WCAG AA, 4.5:1). No model needed.
+import QtQuick
+import QtTest
+import LlamaDesk
+
+Item {
+    id: top
+    width: 1280
+    height: 800
+
+    MainView {
+        id: view
+        anchors.fill: parent
+        app: testApp
+    }
+
+    TestCase {
+        name: "Features"
+        when: windowShown
+
+        function cleanup() {
+            testApp.search.query = ""
+            findChild(view, "searchField").text = ""
+            testApp.appearance.resetZoom()
+            Theme.dark = false
+        }
+
+        function test_ctrl_k_searches_and_esc_clears() {
+            const field = findChild(view, "searchField")
+            keyClick(Qt.Key_K, Qt.ControlModifier)
+            verify(field.activeFocus)
+            const all = testApp.search.count
+            verify(all > 0)
+            keyClick(Qt.Key_Z); keyClick(Qt.Key_Q); keyClick(Qt.Key_X)
+            compare(testApp.search.query, "zqx")
+            compare(testApp.search.count, 0)
+            verify(findChild(view, "noMatches").visible)
+            keyClick(Qt.Key_Escape)
+            compare(field.text, "")
+            compare(testApp.search.count, all)
+            keyClick(Qt.Key_F, Qt.ControlModifier)  // the other key for it
+            verify(field.activeFocus)
+        }
+
+        function test_f1_lists_the_shortcuts() {
+            const dialog = findChild(view, "shortcutsDialog")
+            keyClick(Qt.Key_F1)
+            tryCompare(dialog, "opened", true)
+            for (const s of view.shortcuts)
+                verify(s.keys.length > 0 && s.action.length > 0)
+            dialog.close()
+            tryCompare(dialog, "visible", false)
+        }
+
+        function test_zoom_keys_scale_the_text() {
+            compare(testApp.appearance.zoom, 1)
+            const before = Theme.px(11)
+            keyClick(Qt.Key_Equal, Qt.ControlModifier)
+            compare(testApp.appearance.zoom, 1.1)
+            compare(Theme.zoom, 1)  // MainView alone: Main binds Theme to Appearance
+            Theme.zoom = testApp.appearance.zoom
+            verify(Theme.px(11) > before)
+            keyClick(Qt.Key_Minus, Qt.ControlModifier)
+            keyClick(Qt.Key_Minus, Qt.ControlModifier)
+            compare(testApp.appearance.zoom, 0.9)
+            keyClick(Qt.Key_0, Qt.ControlModifier)
+            compare(testApp.appearance.zoom, 1)
+            Theme.zoom = 1
+        }
+
+        // Tab goes round the window in reading order: the header, the sidebar, the conversation, the
+        // composer; every stop has a name for screen readers and shows where the keyboard is.
+        function test_tab_goes_round_in_order_with_names() {
+            const first = findChild(view, "openButton")
+            first.forceActiveFocus(Qt.TabFocusReason)
+            const order = []
+            let item = first
+            for (let i = 0; i < 80; ++i) {
+                const name = item.Accessible.name || item.text || ""
+                verify(name.length > 0, "a focus stop without a name: " + item)
+                if (item.visualFocus !== undefined)
+                    verify(item.visualFocus, "no visible focus on " + name)
+                order.push(item.objectName)
+                keyClick(Qt.Key_Tab)
+                item = view.Window.activeFocusItem
+                while (item && item.parent && !item.activeFocusOnTab)  // a control's inner editor
+                    item = item.parent
+                if (item === first) break
+            }
+            const expected = ["openButton", "newConversationButton", "moreButton", "searchField",
+                              "conversationList", "formatSelector", "composerInput"]
+            let at = -1
+            for (const name of expected) {
+                const next = order.indexOf(name)
+                verify(next > at, name + " out of order in " + order.join(", "))
+                at = next
+            }
+        }
+
+        // WCAG 2.x relative luminance and contrast ratio.
+        function luminance(c) {
+            const f = (v) => v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4)
+            return 0.2126 * f(c.r) + 0.7152 * f(c.g) + 0.0722 * f(c.b)
+        }
+        function contrast(a, b) {
+            const la = luminance(a), lb = luminance(b)
+            return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05)
+        }
+
+        function test_text_contrast_in_both_themes_data() {
+            return [{ tag: "light", dark: false }, { tag: "dark", dark: true }]
+        }
+        function test_text_contrast_in_both_themes(data) {
+            Theme.dark = data.dark
+            // [text, background]: every pair the window draws text with.
+            const pairs = [["text", "background"], ["text", "surface"], ["text", "codeBackground"],
+                           ["muted", "background"], ["muted", "surface"], ["muted", "codeBackground"],
+                           ["accent", "background"], ["accent", "surface"], ["accentText", "accent"],
+                           ["userText", "userBubble"], ["text", "assistantBubble"],
+                           ["danger", "background"], ["danger", "surface"], ["danger", "dangerBackground"],
+                           ["sidebarText", "sidebar"], ["sidebarText", "sidebarSelected"],
+                           ["sidebarText", "sidebarHover"], ["sidebarMuted", "sidebar"],
+                           ["sidebarMuted", "sidebarSelected"], ["searchMark", "sidebar"],
+                           ["searchMark", "sidebarSelected"]]
+            for (const [fg, bg] of pairs) {
+                const ratio = contrast(Theme[fg], Theme[bg])
+                verify(ratio >= 4.5, `${data.tag}: ${fg} on ${bg} is ${ratio.toFixed(2)}:1, under 4.5:1`)
+            }
+        }
+    }
+}
