@@ -113,7 +113,10 @@ QList<Conversation> ConversationStore::loadAll(QStringList* errors) const {
 bool ConversationStore::save(const Conversation& conversation, QString* error) const {
     QDir().mkpath(dir_);
     QSaveFile file(pathOf(conversation.id));
-    if (!file.open(QIODevice::WriteOnly) || file.write(toJson(conversation)) < 0 || !file.commit()) {
+    // flush() before commit(): Qt 6.4's commit() reports success when the disk refuses the last
+    // buffered bytes (a full disk), and would put an empty file in place of the saved one.
+    const QByteArray bytes = toJson(conversation);
+    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.flush() || !file.commit()) {
         if (error)
             *error = file.fileName() + ": " + file.errorString();
         return false;

@@ -7,6 +7,14 @@
 
 #include "chat_controller.h"
 
+namespace {
+
+QString conversations(qsizetype n) {
+    return n == 1 ? ConversationTransfer::tr("1 conversation") : ConversationTransfer::tr("%1 conversations").arg(n);
+}
+
+}  // namespace
+
 ConversationTransfer::ConversationTransfer(ChatController* chat, QObject* parent) : QObject(parent), chat_(chat) {}
 
 ConversationExport ConversationTransfer::exportOf(const Conversation& c) const {
@@ -16,7 +24,8 @@ ConversationExport ConversationTransfer::exportOf(const Conversation& c) const {
 bool ConversationTransfer::write(const QUrl& file, const QByteArray& bytes, const QString& what) {
     const QString path = file.isLocalFile() ? file.toLocalFile() : file.toString();
     QSaveFile out(path);
-    if (!out.open(QIODevice::WriteOnly) || out.write(bytes) != bytes.size() || !out.commit()) {
+    // flush() first: see ConversationStore::save (Qt 6.4's commit() hides a full disk).
+    if (!out.open(QIODevice::WriteOnly) || out.write(bytes) != bytes.size() || !out.flush() || !out.commit()) {
         emit failed(tr("Could not export %1 to %2: %3. Nothing was changed.").arg(what, path, out.errorString()));
         return false;
     }
@@ -38,7 +47,7 @@ bool ConversationTransfer::exportAll(const QUrl& file) {
     QList<ConversationExport> all;
     for (int row = 0; row < chat_->conversations()->rowCount(); ++row)
         all.append(exportOf(*chat_->conversations()->at(row)));
-    return write(file, export_json(all), tr("%n conversation(s)", nullptr, int(all.size())));
+    return write(file, export_json(all), conversations(all.size()));
 }
 
 int ConversationTransfer::importFile(const QUrl& file) {
@@ -68,13 +77,15 @@ int ConversationTransfer::importFile(const QUrl& file) {
         chat_->settings()->assign(c.id, it->system_prompt, it->sampling);
         chat_->addConversation(std::move(c));
     }
-    emit done(tr("Imported %n conversation(s) from %1", nullptr, int(imported->size())).arg(path));
+    chat_->selectConversation(0);  // the first of them, so the person sees what came in
+    emit done(tr("Imported %1 from %2").arg(conversations(imported->size()), path));
     return int(imported->size());
 }
 
 QString ConversationTransfer::suggestedName(int row, const QString& extension) const {
     const Conversation* c = chat_->conversations()->at(row);
     QString name = c ? c->title : QStringLiteral("conversation");
-    name.replace(QRegularExpression(QStringLiteral(R"([/\\:*?"<>|\x00-\x1f])")), QStringLiteral("_"));
+    name.remove(QRegularExpression(QStringLiteral(R"([*?"<>|\x00-\x1f])")));
+    name.replace(QRegularExpression(QStringLiteral(R"([/\\:])")), QStringLiteral("-"));
     return name.left(80).trimmed() + "." + extension;
 }

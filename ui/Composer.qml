@@ -11,6 +11,7 @@ Rectangle {
     id: composer
     required property ChatController chat
     required property bool ready
+    signal searchRequested()
 
     objectName: "composer"
     implicitHeight: Math.min(column.implicitHeight, 250) + 24
@@ -73,6 +74,11 @@ Rectangle {
                         if ((event.key === Qt.Key_Return || event.key === Qt.Key_Enter)
                                 && !(event.modifiers & Qt.ShiftModifier)) {
                             composer.submit()
+                            event.accepted = true
+                        } else if (event.key === Qt.Key_K && event.modifiers === Qt.ControlModifier) {
+                            // X11's key theme gives a text area Ctrl+K (delete to the end of the
+                            // line) before the window's search shortcut sees it.
+                            composer.searchRequested()
                             event.accepted = true
                         }
                     }

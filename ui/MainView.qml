@@ -128,6 +128,7 @@ Item {
                     height: implicitHeight
                     chat: root.app.chat
                     ready: root.app.model.hasModel
+                    onSearchRequested: sidebar.focusSearch()
                 }
             }
 

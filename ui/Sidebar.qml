@@ -3,6 +3,7 @@
 // from the ⋯ menu. Each row shows its message count and how many of its tokens the KV cache holds
 // (not known when the model runs on a server: its cache is the server's), or, while searching, a
 // line of its matching text.
+import QtCore
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Dialogs
@@ -64,7 +65,7 @@ Rectangle {
                     MenuItem { text: qsTr("Import conversations…"); onTriggered: importDialog.open() }
                     MenuItem {
                         text: qsTr("Export all conversations…")
-                        onTriggered: { exportDialog.mode = "all"; exportDialog.open() }
+                        onTriggered: exportDialog.start("all")
                     }
                     MenuSeparator {}
                     MenuItem { text: qsTr("Keyboard shortcuts (F1)"); onTriggered: sidebar.shortcutsRequested() }
@@ -304,11 +305,11 @@ Rectangle {
         }
         MenuItem {
             text: qsTr("Export as Markdown…")
-            onTriggered: { exportDialog.mode = "md"; exportDialog.open() }
+            onTriggered: exportDialog.start("md")
         }
         MenuItem {
             text: qsTr("Export as JSON…")
-            onTriggered: { exportDialog.mode = "json"; exportDialog.open() }
+            onTriggered: exportDialog.start("json")
         }
         MenuSeparator {}
         MenuItem { text: qsTr("Delete"); onTriggered: sidebar.chat.deleteConversation(sidebar.actionRow) }
@@ -318,7 +319,17 @@ Rectangle {
         id: exportDialog
         objectName: "exportDialog"
         property string mode: "json"  // "md", "json" or "all"
+        // In the documents folder, named after the conversation.
+        function start(how) {
+            mode = how
+            const name = how === "all" ? qsTr("LlamaDesk conversations.json")
+                                       : sidebar.transfer.suggestedName(sidebar.actionRow, how)
+            selectedFile = currentFolder + "/" + encodeURIComponent(name)
+            open()
+        }
+        currentFolder: StandardPaths.writableLocation(StandardPaths.DocumentsLocation)
         fileMode: FileDialog.SaveFile
+        acceptLabel: qsTr("Export")
         title: mode === "all" ? qsTr("Export all conversations") : qsTr("Export a conversation")
         nameFilters: mode === "md" ? [qsTr("Markdown (*.md)")] : [qsTr("LlamaDesk export (*.json)")]
         defaultSuffix: mode === "md" ? "md" : "json"
@@ -332,6 +343,8 @@ Rectangle {
         id: importDialog
         objectName: "importDialog"
         title: qsTr("Import conversations")
+        currentFolder: StandardPaths.writableLocation(StandardPaths.DocumentsLocation)
+        acceptLabel: qsTr("Import")
         nameFilters: [qsTr("LlamaDesk export (*.json)"), qsTr("All files (*)")]
         onAccepted: sidebar.transfer.importFile(selectedFile)
     }

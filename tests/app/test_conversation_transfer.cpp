@@ -90,6 +90,7 @@ private slots:
         for (int row = 0; row < 3; ++row)
             QCOMPARE(chat()->conversations()->at(row)->title, chat()->conversations()->at(row + 3)->title);
         QCOMPARE(chat()->conversations()->at(0)->title, QString("first"));
+        QCOMPARE(chat()->currentIndex(), 0);  // the first of them is shown
     }
 
     void markdownReadsAsTheConversation() {
@@ -156,7 +157,7 @@ private slots:
     void suggestedNamesAreFileNames() {
         Conversation c = sample("What is a/b: \"ratio\"?", 0);
         add(c, {}, {});
-        QCOMPARE(transfer()->suggestedName(0, "md"), QString("What is a_b_ _ratio__.md"));
+        QCOMPARE(transfer()->suggestedName(0, "md"), QString("What is a-b- ratio.md"));
     }
 };
 

@@ -41,6 +41,11 @@ Item {
             compare(testApp.search.count, all)
             keyClick(Qt.Key_F, Qt.ControlModifier)  // the other key for it
             verify(field.activeFocus)
+            // From the composer too, where Ctrl+K would otherwise delete to the end of the line.
+            const composer = findChild(view, "composerInput")
+            composer.forceActiveFocus()
+            keyClick(Qt.Key_K, Qt.ControlModifier)
+            verify(field.activeFocus, "Ctrl+K in the composer goes to the search")
         }
 
         function test_f1_lists_the_shortcuts() {
