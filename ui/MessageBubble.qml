@@ -75,25 +75,23 @@ Item {
             Menu {
                 id: messageMenu
                 objectName: "messageMenu"
+                width: Math.max(implicitWidth, 240)
                 MenuItem { text: qsTr("Copy"); onTriggered: bubble.copyRequested(bubble.text) }
+                // What does not apply to this message is greyed, so the menu keeps one shape.
                 MenuItem {
                     text: qsTr("Edit and resend")
-                    visible: bubble.mine
-                    height: visible ? implicitHeight : 0
-                    enabled: !bubble.busy
+                    enabled: bubble.mine && !bubble.busy
                     onTriggered: bubble.startEditing()
                 }
                 MenuItem {
                     text: qsTr("Regenerate")
-                    visible: !bubble.mine && bubble.isLast && !bubble.forgotten
-                    height: visible ? implicitHeight : 0
-                    enabled: !bubble.busy
+                    enabled: !bubble.mine && bubble.isLast && !bubble.forgotten && !bubble.busy
                     onTriggered: bubble.regenerateRequested()
                 }
                 MenuSeparator {}
                 MenuItem {
                     objectName: "deleteExchange"
-                    text: bubble.mine ? qsTr("Delete this question and its answer") : qsTr("Delete this answer and its question")
+                    text: qsTr("Delete question and answer")
                     enabled: !bubble.busy
                     onTriggered: bubble.deleteRequested(bubble.index)
                 }
@@ -184,6 +182,8 @@ Item {
     }
 
     component MessageText: TextEdit {
+        // A TextEdit is no control: it takes the zoom from Theme, not the window's font.
+        font.pointSize: Qt.application.font.pointSize * Theme.zoom
         readOnly: true
         selectByMouse: true
         wrapMode: Text.Wrap

@@ -34,7 +34,7 @@ Rectangle {
                .arg(header.model.bytesPerParameter.toFixed(2)).arg(resident)
     }
 
-    implicitHeight: 74
+    implicitHeight: Math.max(74, lines.implicitHeight + 12)  // taller when zoomed in
     color: Theme.surface
     border.color: Theme.border
 
@@ -45,6 +45,7 @@ Rectangle {
         spacing: 14
 
         ColumnLayout {
+            id: lines
             spacing: 2
             Layout.fillWidth: true
             Label {

@@ -17,7 +17,7 @@ Dialog {
     objectName: "settingsDialog"
     title: qsTr("Settings")
     modal: true
-    width: 520
+    width: 560
     // A window shorter than the settings scrolls them.
     height: parent ? Math.min(implicitHeight, parent.height - 24) : implicitHeight
     standardButtons: Dialog.Close
@@ -31,7 +31,7 @@ Dialog {
         required property real value
         signal moved(real value)
         Layout.fillWidth: true
-        Label { text: sliderRow.label; Layout.preferredWidth: 150 }
+        Label { text: sliderRow.label; Layout.preferredWidth: 180 }
         Slider {
             Accessible.name: sliderRow.label
             from: sliderRow.from; to: sliderRow.to; stepSize: sliderRow.stepSize
@@ -49,7 +49,7 @@ Dialog {
         required property int value
         signal modified(int value)
         Layout.fillWidth: true
-        Label { text: spinRow.label; Layout.preferredWidth: 150 }
+        Label { text: spinRow.label; Layout.preferredWidth: 180 }
         SpinBox {
             Accessible.name: spinRow.label
             from: spinRow.from; to: spinRow.to; value: spinRow.value; editable: true
@@ -65,7 +65,7 @@ Dialog {
         clip: true
 
         ColumnLayout {
-            width: scroll.availableWidth
+            width: scroll.availableWidth - 14  // clear of the scroll bar, which overlays the content
             spacing: 8
 
             Label { text: qsTr("This conversation"); font.bold: true }
@@ -120,7 +120,7 @@ Dialog {
             Label { text: qsTr("Appearance"); font.bold: true; Layout.topMargin: 8 }
             RowLayout {
                 Layout.fillWidth: true
-                Label { text: qsTr("Theme"); Layout.preferredWidth: 150 }
+                Label { text: qsTr("Theme"); Layout.preferredWidth: 180 }
                 ComboBox {
                     objectName: "themeSelector"
                     Accessible.name: qsTr("Theme")
@@ -136,9 +136,10 @@ Dialog {
             }
             RowLayout {
                 Layout.fillWidth: true
-                Label { text: qsTr("Zoom"); Layout.preferredWidth: 150 }
+                Label { text: qsTr("Zoom"); Layout.preferredWidth: 180 }
                 Button {
                     text: "−"; enabled: dialog.appearance.canZoomOut
+                    Layout.preferredWidth: 44
                     Accessible.name: qsTr("Zoom out (Ctrl+Minus)")
                     onClicked: dialog.appearance.zoomOut()
                 }
@@ -150,10 +151,12 @@ Dialog {
                 }
                 Button {
                     text: "+"; enabled: dialog.appearance.canZoomIn
+                    Layout.preferredWidth: 44
                     Accessible.name: qsTr("Zoom in (Ctrl+Plus)")
                     onClicked: dialog.appearance.zoomIn()
                 }
-                Button { text: qsTr("Reset (Ctrl+0)"); flat: true; onClicked: dialog.appearance.resetZoom() }
+                Button { text: qsTr("100 % (Ctrl+0)"); flat: true; onClicked: dialog.appearance.resetZoom() }
+                Item { Layout.fillWidth: true }
             }
 
             Label { text: qsTr("Application"); font.bold: true; Layout.topMargin: 8 }
@@ -189,7 +192,7 @@ Dialog {
             }
             RowLayout {
                 Layout.fillWidth: true
-                Label { text: qsTr("KV cache type"); Layout.preferredWidth: 150 }
+                Label { text: qsTr("KV cache type"); Layout.preferredWidth: 180 }
                 ComboBox {
                     objectName: "kvCacheTypeSelector"
                     Accessible.name: qsTr("KV cache type")

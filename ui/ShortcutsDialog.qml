@@ -25,7 +25,7 @@ Dialog {
             delegate: Label {
                 required property var modelData
                 text: modelData.text
-                font.family: modelData.keys ? Theme.monospace : ""
+                font.family: modelData.keys ? Theme.monospace : dialog.font.family
                 font.bold: modelData.keys
                 color: Theme.text
             }
