@@ -34,7 +34,9 @@ Rectangle {
                .arg(header.model.bytesPerParameter.toFixed(2)).arg(resident)
     }
 
-    implicitHeight: Math.max(74, lines.implicitHeight + 12)  // taller when zoomed in
+    // Taller when zoomed in; never from its lines' height, which changes while a model loads (a
+    // layout that follows it re-laid the window out mid-load and crashed Qt 6.4's layouts).
+    implicitHeight: Math.round(74 * Math.max(1, Theme.zoom))
     color: Theme.surface
     border.color: Theme.border
 
@@ -45,7 +47,6 @@ Rectangle {
         spacing: 14
 
         ColumnLayout {
-            id: lines
             spacing: 2
             Layout.fillWidth: true
             Label {
