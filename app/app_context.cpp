@@ -123,6 +123,9 @@ void AppContext::wire() {
 void AppContext::start(const QString& modelPath, const QString& tokenizer) {
     applySnapshotSettings();  // before the first load, so restored conversations find their caches
     connect(settings_.get(), &AppSettings::changed, this, &AppContext::applySnapshotSettings);
+    chat_->setDropOldestWhenFull(settings_->dropOldestWhenFull());
+    connect(settings_.get(), &AppSettings::changed, chat_.get(),
+            [this] { chat_->setDropOldestWhenFull(settings_->dropOldestWhenFull()); });
     chat_->loadSaved();
     if (!modelPath.isEmpty())
         model_->load(modelPath, tokenizer.isEmpty() ? settings_->tokenizerFor(modelPath) : tokenizer);

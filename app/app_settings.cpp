@@ -29,6 +29,13 @@ void AppSettings::setServerTimeoutSeconds(int seconds) {
     emit changed();
 }
 
+bool AppSettings::dropOldestWhenFull() const { return settings_->value("chat/dropOldestWhenFull", false).toBool(); }
+
+void AppSettings::setDropOldestWhenFull(bool on) {
+    settings_->setValue("chat/dropOldestWhenFull", on);
+    emit changed();
+}
+
 int AppSettings::kvCacheMiB() const { return settings_->value("app/kvCacheMiB", 0).toInt(); }
 
 void AppSettings::setKvCacheMiB(int mib) {

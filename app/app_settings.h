@@ -25,6 +25,9 @@ class AppSettings : public QObject {
     Q_PROPERTY(QString kvCacheType READ kvCacheType WRITE setKvCacheType NOTIFY changed)
     Q_PROPERTY(QStringList kvCacheTypes READ kvCacheTypes CONSTANT)
     Q_PROPERTY(int serverTimeoutSeconds READ serverTimeoutSeconds WRITE setServerTimeoutSeconds NOTIFY changed)
+    // A conversation too full for the next message drops its oldest turns and goes on, instead of
+    // asking (the engine keeps the rest's cache where it can: a context shift).
+    Q_PROPERTY(bool dropOldestWhenFull READ dropOldestWhenFull WRITE setDropOldestWhenFull NOTIFY changed)
     Q_PROPERTY(QStringList recentCheckpoints READ recentCheckpoints NOTIFY changed)
     Q_PROPERTY(QUrl lastFolder READ lastFolder NOTIFY changed)
     Q_PROPERTY(QRect windowGeometry READ windowGeometry WRITE setWindowGeometry NOTIFY changed)
@@ -48,6 +51,8 @@ public:
     // A server that sends nothing for this long (before the answer or between its pieces) fails.
     int serverTimeoutSeconds() const;
     void setServerTimeoutSeconds(int seconds);
+    bool dropOldestWhenFull() const;
+    void setDropOldestWhenFull(bool on);
     QString lastModel() const;
     QString lastTokenizer() const;
     QStringList recentCheckpoints() const;

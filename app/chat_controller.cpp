@@ -256,7 +256,9 @@ void ChatController::onGenerationFinished(const QString& key, const GenerationRe
             messages_.finish(c, row, before + QString::fromStdString(result.text), reason);
             if (!nothing_new)
                 c->model = model_name_;
-            if (result.stop_reason == StopReason::ContextFull)
+            if (result.stop_reason == StopReason::ContextFull && drop_oldest_when_full_ && c == current())
+                dropOldestTurnsAndContinue();  // room for the next message; this answer stays as it is
+            else if (result.stop_reason == StopReason::ContextFull)
                 setContextFull(c == current());
             else if (!result.status.ok())
                 emit errorOccurred(message);
@@ -275,6 +277,10 @@ void ChatController::refused(Conversation* c, const QString& question, const Sta
     returnToDraft(c, question);
     if (status.code == ErrorCode::ContextFull && c->remembered_turns() > 0) {
         pending_text_ = question;
+        if (drop_oldest_when_full_ && c == current()) {
+            dropOldestTurnsAndContinue();
+            return;
+        }
         setContextFull(c == current());
     } else if (status.code == ErrorCode::ContextFull) {
         emit errorOccurred(tr("This message is too long for the model: %1. It is back in the composer; "

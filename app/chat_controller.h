@@ -110,6 +110,8 @@ public:
     Q_INVOKABLE void deleteExchange(int messageRow);
     Q_INVOKABLE void dropOldestTurnsAndContinue();
     Q_INVOKABLE void dismissContextFull();
+    // When a message does not fit: drop the oldest turns and send it (on), or ask (off).
+    void setDropOldestWhenFull(bool on) { drop_oldest_when_full_ = on; }
     Q_INVOKABLE void copyText(const QString& text);
     // An imported conversation, added at the top of the list and saved; its id must be new.
     void addConversation(Conversation conversation);
@@ -191,6 +193,7 @@ private:
     };
     QHash<QString, Stream> streams_;
     bool context_full_ = false;
+    bool drop_oldest_when_full_ = false;
     QString pending_text_;     // a message refused because the context was full
     llamadesk::ChatFormat model_format_ = llamadesk::ChatFormat::Llama2Chat;
     QString model_name_;  // the loaded model's, given to each answer it writes

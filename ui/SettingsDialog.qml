@@ -185,6 +185,19 @@ Dialog {
                 value: dialog.appSettings.contextLimit
                 onModified: (v) => dialog.appSettings.contextLimit = v
             }
+            CheckBox {
+                objectName: "dropOldestWhenFull"
+                text: qsTr("When a conversation is full, drop its oldest turns and go on (instead of asking)")
+                checked: dialog.appSettings.dropOldestWhenFull
+                onToggled: dialog.appSettings.dropOldestWhenFull = checked
+                Layout.fillWidth: true
+                contentItem: Label {
+                    leftPadding: parent.indicator.width + parent.spacing
+                    text: parent.text
+                    wrapMode: Text.Wrap
+                    color: Theme.text
+                }
+            }
             SpinRow {
                 label: qsTr("Server timeout (s)"); from: 1; to: 3600
                 value: dialog.appSettings.serverTimeoutSeconds

@@ -426,6 +426,30 @@ private slots:
         QCOMPARE(after.n_turns, chat()->conversations()->find(chat()->currentId())->remembered_turns());
     }
 
+    // With the setting on, a message that does not fit drops the oldest turns and is sent, unasked.
+    void contextFullDropsOldestTurnsWhenSetTo() {
+        f_->app->settings()->setDropOldestWhenFull(true);
+        const auto restore = qScopeGuard([&] {
+            chat()->settings()->setMaxNewTokens(64);
+            f_->app->settings()->setDropOldestWhenFull(false);
+        });
+        chat()->newConversation();
+        chat()->settings()->setMaxNewTokens(600);
+        bool dropped = false;
+        for (int i = 0; i < 40 && !dropped; ++i) {
+            const int before = chat()->conversations()->find(chat()->currentId())->remembered_turns();
+            QVERIFY(f_->sendAndWait(QString("Tell me story number %1.").arg(i)));
+            QVERIFY(!chat()->contextFull());  // never asked
+            dropped = chat()->conversations()->find(chat()->currentId())->remembered_turns() <= before;
+        }
+        QVERIFY(dropped);
+        // The next message goes through, and the engine's turns are the window's.
+        const AppFixture::Finished* next = f_->sendAndWait("And one more.");
+        QVERIFY(next);
+        QVERIFY2(next->result.status.ok(), next->result.status.message.c_str());
+        QCOMPARE(next->n_turns, chat()->conversations()->find(chat()->currentId())->remembered_turns());
+    }
+
     // A llama2.c checkpoint alone in its folder has no vocabulary: the window asks for one.
     void missingTokenizerIsAskedFor() {
         LLAMADESK_REQUIRE_SHARED(bin, "models/stories260K/stories260K.bin");

@@ -137,7 +137,13 @@ struct GenerateParams {
     int max_new_tokens = 512;    // <= 0: until EOS or the context is full
     std::vector<std::string> stop_strings;
     std::string system_prompt;   // Llama2Chat: used by the conversation's first turn
+    // At a full context, drop the older half of the history after its first kContextSinkTokens
+    // (a context shift: what stays keeps its cache) and go on, instead of stopping at ContextFull.
+    bool shift_when_full = false;
 };
+
+// The first tokens a context shift keeps in view (BOS among them): StreamingLLM's attention sinks.
+inline constexpr int kContextSinkTokens = 4;
 
 enum class StopReason { Eos, StopString, MaxTokens, Cancelled, ContextFull, Error };
 
@@ -171,6 +177,7 @@ struct GenerationStats {
     int shared_tokens = 0;       // prompt tokens not prefilled: another conversation's blocks held them
     int restored_tokens = 0;     // history tokens not prefilled: read back from a KV snapshot on disk
     int generated_tokens = 0;
+    int context_shifts = 0;      // times the context was full and its older half dropped (shift_when_full)
     double prefill_ms = 0, prefill_tokens_per_s = 0;
     double time_to_first_token_ms = 0;
     double decode_ms = 0, decode_tokens_per_s = 0;
@@ -283,7 +290,10 @@ public:
     Status delete_conversation(ConversationId id);
     // Keeps the first n_turns turns; the cache is cut back to where turn n_turns began.
     Status truncate_turns(ConversationId id, int n_turns);
-    // Drops the oldest n turns (the system prompt stays); the cache is rebuilt when next used.
+    // Drops the oldest n turns (the system prompt stays). Where the later turns' tokens stay the same
+    // (every format but Llama 2 chat with a system prompt, which lives in the first turn), their
+    // cache is kept, moved to their new positions (a context shift); otherwise it is rebuilt when
+    // next used.
     Status drop_oldest_turns(ConversationId id, int n, const std::string& system_prompt);
     // Replaces the history with these turns without computing anything (cache rebuilt lazily).
     Status restore_turns(ConversationId id, const std::vector<ChatTurn>& turns,

@@ -17,6 +17,7 @@ int KvPool::share_prefix(ConversationId id, std::span<const int32_t> tokens, int
     const int cached = seq ? seq->n_cached : 0;
     if (cached % bs != 0) return cached;  // only whole blocks continue a chain
     int b = cached / bs;
+    if (seq && b >= seq->private_from) return cached;  // its blocks no longer follow its tokens
     uint64_t previous_key = b > 0 ? seq->chain[size_t(b - 1)] : 0;
     int32_t previous_block = b > 0 ? seq->block_table[size_t(b - 1)] : -1;
     for (; (b + 1) * bs <= std::min<int64_t>(limit, int64_t(tokens.size())); ++b) {
@@ -124,7 +125,7 @@ void KvPool::set_cached(ConversationId id, int n_tokens, std::span<const int32_t
     Sequence& seq = it->second;
     seq.n_cached = n_tokens;
     const int bs = layout_.block_size;
-    for (size_t b = seq.chain.size(); b < size_t(n_tokens / bs); ++b) {
+    for (size_t b = seq.chain.size(); b < size_t(std::min(n_tokens / bs, seq.private_from)); ++b) {
         const std::span<const int32_t> block_tokens = tokens.subspan(b * size_t(bs), size_t(bs));
         const uint64_t k = block_chain_key(b > 0 ? seq.chain[b - 1] : 0, block_tokens);
         seq.chain.push_back(k);
@@ -167,6 +168,39 @@ void KvPool::shrink(Sequence& seq, int n_tokens) {
         seq.block_table.pop_back();
     }
     seq.chain.resize(std::min(seq.chain.size(), size_t(seq.n_cached / bs)));
+    if (int(seq.block_table.size()) <= seq.private_from) seq.private_from = INT_MAX;  // all faithful again
+}
+
+void KvPool::make_private_from(ConversationId id, int first_block, const std::function<void(int32_t, int32_t)>& copy) {
+    auto it = sequences_.find(id);
+    if (it == sequences_.end() || first_block < 0)
+        fail(ErrorCode::Internal, "KV pool: conversation " + std::to_string(id) + " has no blocks to shift");
+    Sequence& seq = it->second;
+    const size_t first = size_t(first_block);
+    int copies = 0;
+    for (size_t b = first; b < seq.block_table.size(); ++b) copies += users_[size_t(seq.block_table[b])] > 1 ? 1 : 0;
+    if (copies > allocator_.n_free())
+        fail(ErrorCode::OutOfMemory, "the KV cache has " + std::to_string(allocator_.n_free()) +
+                                         " free blocks; shifting this conversation needs " + std::to_string(copies) +
+                                         " for blocks it shares with others; raise the KV cache budget");
+    for (size_t b = first; b < seq.block_table.size(); ++b) {
+        int32_t& block = seq.block_table[b];
+        if (users_[size_t(block)] > 1) {
+            const int32_t own = take_new_block();
+            copy(block, own);
+            let_go(block);
+            block = own;
+        } else {
+            unregister(block);
+        }
+    }
+    seq.chain.resize(std::min(seq.chain.size(), first));
+    seq.private_from = std::min(seq.private_from, first_block);
+}
+
+int KvPool::faithful_blocks(ConversationId id) const {
+    const Sequence* seq = find(id);
+    return seq ? std::min(seq->n_cached / layout_.block_size, seq->private_from) : 0;
 }
 
 int32_t KvPool::take_new_block() {
@@ -220,11 +254,6 @@ const std::vector<int32_t>& KvPool::block_table(ConversationId id) const {
     static const std::vector<int32_t> none;
     const Sequence* seq = find(id);
     return seq ? seq->block_table : none;
-}
-
-std::span<const uint64_t> KvPool::chain(ConversationId id) const {
-    const Sequence* seq = find(id);
-    return seq ? std::span<const uint64_t>(seq->chain) : std::span<const uint64_t>();
 }
 
 BlockTableView KvPool::table(ConversationId id) const {

@@ -10,8 +10,13 @@
 // instead of computing them, each block counting its users. A registered or shared block is never
 // written again: a conversation that must write into one gives it up and recomputes its positions
 // (at most block_size - 1 tokens), which costs less than copying it.
+//
+// A context shift (engine/context_shift.h) rewrites a conversation's blocks from some point on with
+// keys and values computed while tokens since dropped were in view: from that block on, none is
+// registered, shared or saved (faithful_blocks), until the cache is cut back before it.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -71,12 +76,18 @@ public:
     void truncate(ConversationId id, int n_tokens);
     // Gives up all of id's blocks and forgets it.
     void release(ConversationId id);
+    // Before a context shift rewrites id's blocks from first_block on: each becomes id's alone (a
+    // block another conversation holds is swapped for a free one, whose bytes copy(from, to) fills;
+    // a registered one is unregistered), and stays out of sharing until the cache is cut back
+    // before it. Throws EngineError(OutOfMemory), changing nothing, when no block is free for a copy.
+    void make_private_from(ConversationId id, int first_block, const std::function<void(int32_t, int32_t)>& copy);
+    // id's leading blocks whose keys and values are what computing its history from the start gives:
+    // the ones that may be shared and saved to disk.
+    int faithful_blocks(ConversationId id) const;
 
     int n_cached(ConversationId id) const;
     const std::vector<int32_t>& block_table(ConversationId id) const;  // empty when it holds none
     BlockTableView table(ConversationId id) const;
-    // block_chain_key() of each of id's full cached blocks, in position order.
-    std::span<const uint64_t> chain(ConversationId id) const;
     int users(int32_t block) const { return users_[size_t(block)]; }  // conversations holding it
     // Whether a block's keys and values were read from disk (KvSnapshots) rather than computed:
     // shown in the inspector until the block is freed.
@@ -91,6 +102,7 @@ private:
         std::vector<int32_t> block_table;  // pool block ids, in position order
         std::vector<uint64_t> chain;       // key of each registered full block, in order
         int n_cached = 0;                  // positions [0, n_cached) hold keys and values
+        int private_from = INT_MAX;        // first block a context shift rewrote (see above)
         uint64_t last_used = 0;            // tick of the last reserve(), for LRU eviction
     };
     // A full block's content: its tokens and the block before it (-1 for the first).

@@ -1,5 +1,7 @@
 #include "engine/engine_impl.h"
 
+#include "engine/context_shift.h"
+
 #include <algorithm>
 
 #include "chat/chat_template.h"
@@ -109,7 +111,15 @@ void Engine::Impl::truncate_turns(ConversationId id, int n_turns) {
 void Engine::Impl::drop_oldest_turns(ConversationId id, int n, const std::string& system_prompt) {
     Conversation& conv = find(id);
     if (n < 0) fail(ErrorCode::InvalidArgument, "cannot drop a negative number of turns");
-    // Every later turn's tokens shift to new positions, so the cache cannot be kept.
+    // The later turns keep their cache, moved to their new positions, when their tokens stay the same.
+    if (model && !conv.history_stale) {
+        if (const TurnShift shift = turn_shift(*model->tokenizer, conv, n, system_prompt); shift.keep >= 0) {
+            shift_context(*model, conv, shift.keep, shift.n);
+            conv.system_prompt = system_prompt;
+            return;
+        }
+    }
+    // Otherwise every later turn's tokens change, so the cache cannot be kept.
     conv.turns.erase(conv.turns.begin(), conv.turns.begin() + std::min<size_t>(size_t(n), conv.turns.size()));
     conv.system_prompt = system_prompt;
     rebuild(conv);

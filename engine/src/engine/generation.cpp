@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/exception_status.h"
 #include "core/stopwatch.h"
+#include "engine/context_shift.h"
 #include "engine/kv_snapshots.h"
 #include "engine/stop_strings.h"
 #include "sampling/sampler.h"
@@ -86,8 +87,11 @@ public:
             return false;
         }
         if (pos() + 1 >= m_.context_length()) {
-            result_.stop_reason = StopReason::ContextFull;
-            return false;
+            if (!params_.shift_when_full) {
+                result_.stop_reason = StopReason::ContextFull;
+                return false;
+            }
+            shift_out_older_half();
         }
         reserve(pos() + 1);
         return true;
@@ -291,6 +295,17 @@ private:
         s.decode_tokens_per_s = tokens_per_second(std::max(0, s.generated_tokens - 1), s.decode_ms);
         s.conversation = conversation_stats_of(conv_, m_.pool.get(), m_.context_length());
         s.pool = m_.pool->stats();
+    }
+
+    // As llama.cpp's context shift: the first kContextSinkTokens stay, then half of the rest goes.
+    // The newest token is not cached yet: it runs at its new position next.
+    void shift_out_older_half() {
+        const int keep = std::min(kContextSinkTokens, pos());
+        const int n = (pos() - keep) / 2;
+        if (n <= 0) fail(ErrorCode::ContextFull, "the context of " + std::to_string(m_.context_length()) +
+                                                     " tokens is too small to shift");
+        shift_context(m_, conv_, keep, n);
+        ++result_.stats.context_shifts;
     }
 
     void reserve(int n_tokens) {

@@ -85,7 +85,9 @@ int save_to_disk(const LoadedModel& m, const Conversation& conv) {
     const int bs = pool.layout().block_size;
     const std::vector<int32_t>& table = pool.block_table(conv.id);
     std::vector<uint64_t> keys;
-    for (int b = 0; (b + 1) * bs <= pool.n_cached(conv.id); ++b)
+    // Only blocks that computing the history from the start would give: after a context shift the
+    // later ones were computed with tokens no longer in it.
+    for (int b = 0; b < pool.faithful_blocks(conv.id); ++b)
         keys.push_back(block_chain_key(keys.empty() ? 0 : keys.back(), history.subspan(size_t(b) * size_t(bs), size_t(bs))));
     // Last block first, so a conversation's first block is its most recently used: the budget then
     // takes the ends of histories before their beginnings, which every later block needs.

@@ -69,6 +69,9 @@ const char* usage() {
            "  --threads N           CPU threads (default: all cores)\n"
            "  -c, --ctx-size N      at most N tokens in a conversation, and no more than the model's (default:\n"
            "                        the model's, or less where its KV cache would take over a quarter of free memory)\n"
+           "  --context-full W     when the context is full: stop (default) ends the answer; shift drops the\n"
+           "                        older half of the history after its first 4 tokens, keeping the rest's\n"
+           "                        cache (a context shift), and goes on\n"
            "  --kv-type T           the KV cache's element type: f16 (default), f32 (exact, twice the memory)\n"
            "                        or q8_0 (about half of f16; CPU only)\n"
            "  --backend B           cpu, cuda or auto (default auto: CUDA when a GPU is usable;\n"
@@ -129,6 +132,12 @@ Options parse_options(int argc, char** argv) {
         else if (a == "--threads") o.load.n_threads = parse_number<int>(a, value());
         else if (a == "--backend") o.load.backend = parse_backend(value());
         else if (a == "--stats") o.stats = true;
+        else if (a == "--context-full") {
+            const std::string w = value();
+            if (w != "shift" && w != "stop")
+                fail(ErrorCode::InvalidArgument, "--context-full takes shift or stop, not '" + w + "'");
+            o.generate.shift_when_full = w == "shift";
+        }
         else if (a == "--remote") o.remote.url = value();
         else if (a == "--api-key-file") o.remote.api_key_file = value();
         else if (a == "--timeout") o.remote.timeout_s = parse_number<int>(a, value());

@@ -43,6 +43,7 @@ void print_stats(const Engine& engine, const GenerationResult& r) {
                  s.conversation.cache_blocks, s.conversation.context_length, pool.blocks_used, pool.blocks_total,
                  pool.block_size, pool.bytes_used / 1048576.0, pool.bytes_total / 1048576.0,
                  static_cast<long long>(pool.evictions));
+    std::fprintf(stderr, "context shifts: %d, tokens re-prefilled: %d\n", s.context_shifts, s.reprefilled_tokens);
 }
 
 GenerationResult stream(Engine& engine, ConversationId id, const std::string& text, const cli::Options& o) {

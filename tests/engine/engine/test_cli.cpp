@@ -171,6 +171,29 @@ private slots:
         QVERIFY(!r.out.contains("[stats]"));
     }
 
+    // The contract checked from outside: --ctx-size N --context-full shift|stop -n K --stats.
+    void context_full_shifts_or_stops() {
+        const QString model = llamadesk::test::write_synthetic_gguf(dir_, "shift-cli",
+                                                                    llamadesk::test::small_config(4, 2, 32, 512), 3);
+        const QRegularExpression line("context shifts: (\\d+), tokens re-prefilled: (\\d+)");
+        const QStringList common{"--model", model, "--prompt", "Once", "--ctx-size", "64", "-n", "200",
+                                 "--seed", "1", "--stats"};
+        const test::ProgramRun shifted = run_cli(common + QStringList{"--context-full", "shift"});
+        QCOMPARE(shifted.exit_code, 0);
+        const QRegularExpressionMatch m = line.match(QString::fromUtf8(shifted.err));
+        QVERIFY2(m.hasMatch(), shifted.err.constData());
+        QVERIFY2(m.captured(1).toInt() >= 3, shifted.err.constData());
+        QCOMPARE(m.captured(2).toInt(), 0);
+        QVERIFY2(shifted.err.contains("stop: max tokens") && shifted.err.contains("generated 200 tokens"),
+                 shifted.err.constData());
+
+        const test::ProgramRun stopped = run_cli(common + QStringList{"--context-full", "stop"});
+        QCOMPARE(stopped.exit_code, 0);
+        QVERIFY2(stopped.err.contains("stop: context full") && stopped.err.contains("context shifts: 0,"),
+                 stopped.err.constData());
+        QVERIFY(run_cli(common + QStringList{"--context-full", "slide"}).exit_code != 0);
+    }
+
     void tokenize_prints_ids_with_bos_first() {
         LLAMADESK_REQUIRE_SHARED(tokenizer, "models/stories260K/tok512.model");
         LLAMADESK_REQUIRE_SHARED(model, "models/stories260K/stories260K.gguf");

@@ -1,0 +1,149 @@
+#include "engine/context_shift.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <vector>
+
+#include "chat/chat_template.h"
+#include "core/error.h"
+#include "model/weight_types.h"
+
+namespace llamadesk {
+
+namespace {
+
+// One pool block's keys and values in f32, read from the backend in its element type.
+class BlockF32 {
+public:
+    BlockF32(const Backend& backend, const KvLayout& layout)
+        : type_(weight_type(backend.kv_dtype())), bytes_(size_t(backend.kv_bytes_per_block(layout))),
+          values_(size_t(layout.block_elements())) {}
+    void read(const Backend& backend, int32_t block) {
+        backend.read_kv_block(block, bytes_);
+        type_.to_f32(bytes_.data(), values_.data(), int64_t(values_.size()));
+    }
+    void write(Backend& backend, int32_t block) {
+        type_.from_f32(values_.data(), bytes_.data(), int64_t(values_.size()));
+        backend.write_kv_block(block, bytes_);
+    }
+    float* row(const KvLayout& layout, int layer, int is_value, int kv_head, int in_block) {
+        return values_.data() + layout.offset(0, layer, is_value, kv_head, in_block);
+    }
+
+private:
+    const WeightType& type_;
+    std::vector<std::byte> bytes_;
+    std::vector<float> values_;
+};
+
+}  // namespace
+
+void shift_kv(Backend& backend, KvPool& pool, ConversationId id, int keep, int n, const RopeParams& rope) {
+    const int cached = pool.n_cached(id);
+    if (keep < 0 || n <= 0 || keep + n > cached)
+        fail(ErrorCode::Internal, "context shift: cannot drop positions " + std::to_string(keep) + " to " +
+                                      std::to_string(keep + n - 1) + " of " + std::to_string(cached) + " cached");
+    const KvLayout& layout = pool.layout();
+    const int bs = layout.block_size;
+    pool.make_private_from(id, keep / bs, [&](int32_t from, int32_t to) {
+        std::vector<std::byte> bytes(size_t(backend.kv_bytes_per_block(layout)));
+        backend.read_kv_block(from, bytes);
+        backend.write_kv_block(to, bytes);
+    });
+    const std::vector<int32_t> table = pool.block_table(id);
+
+    // The turn of -n positions, pair by pair (adjacent pairs, as the backends apply RoPE).
+    const int half = layout.head_dim / 2;
+    std::vector<float> cos_d(static_cast<size_t>(half)), sin_d(static_cast<size_t>(half));
+    for (int i = 0; i < half; ++i) {
+        const double angle = -double(n) * rope_frequency(i, layout.head_dim, rope);
+        cos_d[size_t(i)] = float(std::cos(angle));
+        sin_d[size_t(i)] = float(std::sin(angle));
+    }
+
+    // Destination blocks in position order; a source lies n positions later, in the same block or
+    // a later one, so each block is read before it is written over.
+    std::map<int, BlockF32> sources;
+    auto source = [&](int b) -> BlockF32& {
+        auto it = sources.find(b);
+        if (it == sources.end()) {
+            it = sources.emplace(b, BlockF32(backend, layout)).first;
+            it->second.read(backend, table[size_t(b)]);
+        }
+        return it->second;
+    };
+    const int end = cached - n;  // positions that remain after the move
+    for (int b = keep / bs; b * bs < end; ++b) {
+        BlockF32 dest = source(b);
+        for (int q = std::max(keep, b * bs); q < std::min(end, (b + 1) * bs); ++q) {
+            const int p = q + n;
+            BlockF32& from = source(p / bs);
+            for (int layer = 0; layer < layout.n_layers; ++layer)
+                for (int g = 0; g < layout.n_kv_heads; ++g) {
+                    const float* k = from.row(layout, layer, 0, g, p % bs);
+                    float* k_out = dest.row(layout, layer, 0, g, q % bs);
+                    for (int i = 0; i < half; ++i) {
+                        const float a = k[2 * i], c = k[2 * i + 1];
+                        k_out[2 * i] = a * cos_d[size_t(i)] - c * sin_d[size_t(i)];
+                        k_out[2 * i + 1] = a * sin_d[size_t(i)] + c * cos_d[size_t(i)];
+                    }
+                    std::copy_n(from.row(layout, layer, 1, g, p % bs), layout.head_dim,
+                                dest.row(layout, layer, 1, g, q % bs));
+                }
+        }
+        dest.write(backend, table[size_t(b)]);
+        sources.erase(sources.begin(), sources.upper_bound(b));  // no later block reads these
+    }
+    pool.truncate(id, end);
+}
+
+int shift_context(LoadedModel& m, Conversation& conv, int keep, int n) {
+    const int total = int(conv.history.size());
+    if (keep < 0 || n <= 0 || keep + n > total)
+        fail(ErrorCode::Internal, "context shift: cannot drop positions " + std::to_string(keep) + " to " +
+                                      std::to_string(keep + n - 1) + " of a history of " + std::to_string(total));
+    const int cached = m.pool->n_cached(conv.id);
+    // Bounds inside the dropped range land on its start; later ones move down by n.
+    auto moved = [&](int x) { return x < keep ? x : x < keep + n ? keep : x - n; };
+    int recompute = 0;
+    conv.evicted_tokens = moved(conv.evicted_tokens);
+    if (keep + n <= cached) {
+        shift_kv(*m.backend, *m.pool, conv.id, keep, n, m.checkpoint.config.rope());
+    } else if (cached > keep) {
+        // Counted as re-prefilled when they are computed again, as evicted positions are.
+        recompute = std::max(0, cached - keep - n);
+        m.pool->truncate(conv.id, keep);
+        conv.evicted_tokens = std::max(conv.evicted_tokens, moved(cached));
+    }
+    conv.history.erase(conv.history.begin() + keep, conv.history.begin() + keep + n);
+    std::vector<Turn> turns;
+    for (Turn t : conv.turns) {
+        if (t.end > keep && t.end <= keep + n) continue;  // all it had after the kept front is gone
+        t.begin = moved(t.begin);
+        t.end = moved(t.end);
+        turns.push_back(std::move(t));
+    }
+    // The kept front (BOS, the system header) now opens the first remaining turn, as it does the
+    // first turn of any rendering.
+    if (!turns.empty() && turns.front().begin == keep) turns.front().begin = 0;
+    conv.turns = std::move(turns);
+    return recompute;
+}
+
+TurnShift turn_shift(const Tokenizer& tok, const Conversation& conv, int n_turns, const std::string& system_prompt) {
+    if (conv.history_stale || n_turns <= 0 || n_turns >= int(conv.turns.size())) return {};
+    // Turn n_turns becomes the first: rendered as one, it must be what stays in front (the tokens
+    // before the first turn's own text) followed by exactly the tokens it has now.
+    const Turn& next = conv.turns[size_t(n_turns)];
+    const std::vector<int> as_first = render_user_turn(tok, conv.format, true, system_prompt, next.user, conv.date);
+    const std::vector<int> as_later = render_user_turn(tok, conv.format, false, conv.system_prompt, next.user, conv.date);
+    const int keep = int(as_first.size()) - int(as_later.size());
+    if (keep < 0 || keep >= next.begin || next.begin + int(as_later.size()) > int(conv.history.size()) ||
+        !std::equal(as_first.begin() + keep, as_first.end(), conv.history.begin() + next.begin) ||
+        !std::equal(as_first.begin(), as_first.begin() + keep, conv.history.begin()))
+        return {};
+    return {keep, next.begin - keep};
+}
+
+}  // namespace llamadesk
