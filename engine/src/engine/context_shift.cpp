@@ -118,8 +118,11 @@ int shift_context(LoadedModel& m, Conversation& conv, int keep, int n) {
     }
     conv.history.erase(conv.history.begin() + keep, conv.history.begin() + keep + n);
     std::vector<Turn> turns;
-    for (Turn t : conv.turns) {
-        if (t.end > keep && t.end <= keep + n) continue;  // all it had after the kept front is gone
+    for (size_t i = 0; i < conv.turns.size(); ++i) {
+        Turn t = conv.turns[i];
+        // The last turn may be open (an answer under way, its end not written yet): it stays.
+        const bool last = i + 1 == conv.turns.size();
+        if (!last && t.end > keep && t.end <= keep + n) continue;  // all it had after the kept front is gone
         t.begin = moved(t.begin);
         t.end = moved(t.end);
         turns.push_back(std::move(t));

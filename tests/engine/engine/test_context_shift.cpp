@@ -225,7 +225,8 @@ private slots:
         GenerateParams p = sampled(200, 1);  // a seed whose answer does not end before 200 tokens
         p.shift_when_full = true;
         const ConversationId c = e.create_conversation(ChatFormat::Completion);
-        const GenerationResult r = e.generate(c, "Once", p);
+        // A prompt longer than the sinks: the open turn's own tokens are dropped, the turn stays.
+        const GenerationResult r = e.generate(c, "Once upon a time, in a land far away,", p);
         LLAMADESK_VERIFY_OK(r.status);
         QVERIFY2(r.stop_reason == StopReason::MaxTokens, stop_reason_name(r.stop_reason));
         QCOMPARE(r.stats.generated_tokens, 200);
