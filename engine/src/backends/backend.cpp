@@ -82,7 +82,7 @@ void Backend::check_call(std::span<const int32_t> tokens, int start_pos, BlockTa
     if (start_pos < 0 || end > config_.seq_len)
         fail(ErrorCode::ContextFull, "positions " + std::to_string(start_pos) + ".." + std::to_string(end) +
                                          " exceed the model's context of " + std::to_string(config_.seq_len));
-    const int64_t n_blocks = (end + layout_.block_size - 1) / layout_.block_size;
+    const int64_t n_blocks = layout_.blocks_for(end);
     if (table.n_blocks < n_blocks)
         fail(ErrorCode::Internal, "block table of " + std::to_string(table.n_blocks) + " blocks does not cover " +
                                       std::to_string(end) + " positions");

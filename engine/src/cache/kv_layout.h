@@ -25,6 +25,10 @@ struct KvLayout {
     LLAMADESK_HOST_DEVICE int64_t block_elements() const {
         return int64_t(n_layers) * 2 * n_kv_heads * block_size * head_dim;
     }
+    // blocks that hold positions [0, n_positions): the one statement of the rounding up
+    LLAMADESK_HOST_DEVICE int64_t blocks_for(int64_t n_positions) const {
+        return (n_positions + block_size - 1) / block_size;
+    }
     // element offset of (block, layer, K or V, kv_head, offset in block, 0) in the pool
     LLAMADESK_HOST_DEVICE int64_t offset(int32_t block, int layer, int is_value, int kv_head, int in_block) const {
         return (((int64_t(block) * n_layers + layer) * 2 + is_value) * n_kv_heads + kv_head)

@@ -49,7 +49,7 @@ public:
 
     const KvLayout& layout() const { return layout_; }
     int64_t bytes_per_block() const { return bytes_per_block_; }
-    int blocks_for(int n_tokens) const { return (n_tokens + layout_.block_size - 1) / layout_.block_size; }
+    int blocks_for(int n_tokens) const { return int(layout_.blocks_for(n_tokens)); }
 
     // Gives id, from its first uncached position on, the registered blocks that hold exactly
     // tokens' keys and values, as long as they match and lie before `limit` (so the position

@@ -54,7 +54,7 @@ std::unique_ptr<Backend> make_backend(const LoadParams& params, const Checkpoint
 // Either budget is then limited by the free memory of the backend's device.
 int kv_pool_blocks(const LoadParams& params, const ModelConfig& config, int64_t bytes_per_block,
                    const Backend& backend) {
-    const int64_t blocks_per_context = (config.seq_len + params.block_size - 1) / params.block_size;
+    const int64_t blocks_per_context = KvLayout{0, 0, 0, params.block_size}.blocks_for(config.seq_len);
     int64_t n_blocks = 0;
     if (params.kv_cache_bytes > 0) {
         n_blocks = params.kv_cache_bytes / bytes_per_block;

@@ -66,7 +66,7 @@ void CudaBackend::allocate_kv_storage(const KvLayout& layout, int n_blocks) {
                                  std::to_string(layout.block_size) + " tokens)");
     // all-ones bytes are NaN in F16 and F32: reading a slot nothing wrote shows in the logits
     CUDA_CHECK(cudaMemsetAsync(pool.get(), 0xff, bytes, stream_->get()));
-    const int max_blocks = (c.seq_len + layout.block_size - 1) / layout.block_size;
+    const int max_blocks = int(layout.blocks_for(c.seq_len));
     StepInputs steps(chunk_tokens(), max_blocks, c.seq_len);
     CUDA_CHECK(cudaStreamSynchronize(stream_->get()));
     graphs_.clear();  // they captured the old pool's address
@@ -98,8 +98,7 @@ int64_t CudaBackend::kv_memory_available() const {
 }
 
 void CudaBackend::stage(std::span<const int32_t> tokens, int start_pos, BlockTableView table) {
-    const int block_size = kv_layout().block_size;
-    const int n_blocks = int((int64_t(start_pos) + int64_t(tokens.size()) + block_size - 1) / block_size);
+    const int n_blocks = int(kv_layout().blocks_for(int64_t(start_pos) + int64_t(tokens.size())));
     std::copy_n(table.blocks, n_blocks, steps_.block_table());
     std::copy(tokens.begin(), tokens.end(), steps_.tokens());
     steps_.start_pos() = start_pos;
