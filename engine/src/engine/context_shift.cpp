@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <vector>
 
@@ -13,28 +14,22 @@ namespace llamadesk {
 
 namespace {
 
-// One pool block's keys and values in f32, read from the backend in its element type.
-class BlockF32 {
+// One pool block's keys and values as the backend stores them; rows (head_dim values of one
+// position, layer, K or V and kv head) start on whole quantization blocks, so they move as bytes.
+class StoredBlock {
 public:
-    BlockF32(const Backend& backend, const KvLayout& layout)
-        : type_(weight_type(backend.kv_dtype())), bytes_(size_t(backend.kv_bytes_per_block(layout))),
-          values_(size_t(layout.block_elements())) {}
-    void read(const Backend& backend, int32_t block) {
+    StoredBlock(const Backend& backend, const KvLayout& layout, int32_t block)
+        : type_(&weight_type(backend.kv_dtype())), bytes_(size_t(backend.kv_bytes_per_block(layout))) {
         backend.read_kv_block(block, bytes_);
-        type_.to_f32(bytes_.data(), values_.data(), int64_t(values_.size()));
     }
-    void write(Backend& backend, int32_t block) {
-        type_.from_f32(values_.data(), bytes_.data(), int64_t(values_.size()));
-        backend.write_kv_block(block, bytes_);
-    }
-    float* row(const KvLayout& layout, int layer, int is_value, int kv_head, int in_block) {
-        return values_.data() + layout.offset(0, layer, is_value, kv_head, in_block);
+    void write(Backend& backend, int32_t block) const { backend.write_kv_block(block, bytes_); }
+    std::byte* row(const KvLayout& layout, int layer, int is_value, int kv_head, int in_block) {
+        return bytes_.data() + type_->bytes(layout.offset(0, layer, is_value, kv_head, in_block));
     }
 
 private:
-    const WeightType& type_;
+    const WeightType* type_;
     std::vector<std::byte> bytes_;
-    std::vector<float> values_;
 };
 
 }  // namespace
@@ -52,6 +47,8 @@ void shift_kv(Backend& backend, KvPool& pool, ConversationId id, int keep, int n
         backend.write_kv_block(to, bytes);
     });
     const std::vector<int32_t> table = pool.block_table(id);
+    const WeightType& type = weight_type(backend.kv_dtype());
+    const size_t row_bytes = size_t(type.bytes(layout.head_dim));
 
     // The turn of -n positions, pair by pair (adjacent pairs, as the backends apply RoPE).
     const int half = layout.head_dim / 2;
@@ -61,35 +58,33 @@ void shift_kv(Backend& backend, KvPool& pool, ConversationId id, int keep, int n
         cos_d[size_t(i)] = float(std::cos(angle));
         sin_d[size_t(i)] = float(std::sin(angle));
     }
+    std::vector<float> key(static_cast<size_t>(layout.head_dim)), turned(key.size());
 
     // Destination blocks in position order; a source lies n positions later, in the same block or
-    // a later one, so each block is read before it is written over.
-    std::map<int, BlockF32> sources;
-    auto source = [&](int b) -> BlockF32& {
+    // a later one, so each block is read before it is written over. Values move as stored; keys
+    // go through f32 for the turn.
+    std::map<int, StoredBlock> sources;
+    auto source = [&](int b) -> StoredBlock& {
         auto it = sources.find(b);
-        if (it == sources.end()) {
-            it = sources.emplace(b, BlockF32(backend, layout)).first;
-            it->second.read(backend, table[size_t(b)]);
-        }
+        if (it == sources.end()) it = sources.emplace(b, StoredBlock(backend, layout, table[size_t(b)])).first;
         return it->second;
     };
     const int end = cached - n;  // positions that remain after the move
     for (int b = keep / bs; b * bs < end; ++b) {
-        BlockF32 dest = source(b);
+        StoredBlock dest = source(b);
         for (int q = std::max(keep, b * bs); q < std::min(end, (b + 1) * bs); ++q) {
             const int p = q + n;
-            BlockF32& from = source(p / bs);
+            StoredBlock& from = source(p / bs);
             for (int layer = 0; layer < layout.n_layers; ++layer)
                 for (int g = 0; g < layout.n_kv_heads; ++g) {
-                    const float* k = from.row(layout, layer, 0, g, p % bs);
-                    float* k_out = dest.row(layout, layer, 0, g, q % bs);
+                    type.to_f32(from.row(layout, layer, 0, g, p % bs), key.data(), layout.head_dim);
                     for (int i = 0; i < half; ++i) {
-                        const float a = k[2 * i], c = k[2 * i + 1];
-                        k_out[2 * i] = a * cos_d[size_t(i)] - c * sin_d[size_t(i)];
-                        k_out[2 * i + 1] = a * sin_d[size_t(i)] + c * cos_d[size_t(i)];
+                        const float a = key[size_t(2 * i)], c = key[size_t(2 * i + 1)];
+                        turned[size_t(2 * i)] = a * cos_d[size_t(i)] - c * sin_d[size_t(i)];
+                        turned[size_t(2 * i + 1)] = a * sin_d[size_t(i)] + c * cos_d[size_t(i)];
                     }
-                    std::copy_n(from.row(layout, layer, 1, g, p % bs), layout.head_dim,
-                                dest.row(layout, layer, 1, g, q % bs));
+                    type.from_f32(turned.data(), dest.row(layout, layer, 0, g, q % bs), layout.head_dim);
+                    std::memcpy(dest.row(layout, layer, 1, g, q % bs), from.row(layout, layer, 1, g, p % bs), row_bytes);
                 }
         }
         dest.write(backend, table[size_t(b)]);

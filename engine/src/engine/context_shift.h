@@ -2,10 +2,10 @@
 // K-shift does, instead of being computed again at their new positions.
 //
 // RoPE turns pair i of a key at position p by p * freq_i, so a cached key moves from p to p - n by
-// a further turn of -n * freq_i; values carry no position and move as they are. Every cache type is
-// handled the same way, on any backend, through the backend's block copies: f32 and f16 blocks are
-// turned in f32 and stored back; q8_0 blocks are dequantized, turned and quantized again (one more
-// rounding of keys that were rounded once already). The first tokens (BOS and the system prompt)
+// a further turn of -n * freq_i; values carry no position and move as stored. Every cache type is
+// handled the same way, on any backend, through the backend's block copies: each key row is read
+// into f32, turned and stored back in the cache's type (f16 and q8_0 round it once more; q8_0
+// quantizes the row again). The first tokens (BOS and the system prompt)
 // stay where they are: StreamingLLM's attention sinks.
 #pragma once
 
