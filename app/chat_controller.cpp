@@ -484,9 +484,7 @@ void ChatController::editAndResend(int messageRow, const QString& text) {
     if (!c || streaming(c) || messageRow < 0 || messageRow >= c->messages.size() ||
         c->messages[messageRow].role != Message::Role::User || text.trimmed().isEmpty())
         return;
-    int turn = 0;  // turns the engine holds before this message
-    for (int i = 0; i < messageRow; ++i)
-        turn += c->messages[i].role == Message::Role::User && !c->messages[i].forgotten ? 1 : 0;
+    const int turn = c->turns_before(messageRow);
     messages_.truncate(c, messageRow);
     emit requestTruncate(c->id, turn);
     startGeneration(c, text);
@@ -497,11 +495,11 @@ void ChatController::deleteExchange(int messageRow) {
     if (!c || streaming(c) || messageRow < 0 || messageRow >= c->messages.size())
         return;
     const int question = c->messages[messageRow].role == Message::Role::User ? messageRow : messageRow - 1;
+    if (question < 0)
+        return;
     const int n = question + 1 < c->messages.size() ? 2 : 1;
     const bool last = question + n == c->messages.size();
-    int turn = 0;  // turns the engine holds before this question
-    for (int i = 0; i < question; ++i)
-        turn += c->messages[i].role == Message::Role::User && !c->messages[i].forgotten ? 1 : 0;
+    const int turn = c->turns_before(question);
     messages_.remove(c, question, n);
     if (last)
         emit requestTruncate(c->id, turn);

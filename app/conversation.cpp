@@ -11,10 +11,12 @@ bool can_continue(const Message& m) {
             m.stop_reason == QLatin1String(stop_reason_name(StopReason::MaxTokens)));
 }
 
-int Conversation::remembered_turns() const {
+int Conversation::remembered_turns() const { return turns_before(int(messages.size())); }
+
+int Conversation::turns_before(int row) const {
     int n = 0;
-    for (const Message& m : messages)
-        n += m.role == Message::Role::User && !m.forgotten ? 1 : 0;
+    for (int i = 0; i < row && i < messages.size(); ++i)
+        n += messages[i].role == Message::Role::User && !messages[i].forgotten ? 1 : 0;
     return n;
 }
 

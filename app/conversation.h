@@ -38,6 +38,8 @@ struct Conversation {
 
     // User messages the model still sees (forgotten ones excluded): the engine's turn count.
     int remembered_turns() const;
+    // The engine's turns before message row: the remembered questions above it.
+    int turns_before(int row) const;
     // The remembered messages as engine turns; an unanswered last question has an empty answer.
     std::vector<llamadesk::ChatTurn> turns() const;
 };

@@ -117,7 +117,8 @@ Rectangle {
             keyNavigationEnabled: false  // Up and Down select, below
             Accessible.role: Accessible.List
             Accessible.name: qsTr("Conversations")
-            currentIndex: { sidebar.search.count; return sidebar.search.rowOfSource(sidebar.chat.currentIndex) }
+            // Read again whenever the filter changes: the same count can hold other rows.
+            currentIndex: { sidebar.search.count; sidebar.search.query; return sidebar.search.rowOfSource(sidebar.chat.currentIndex) }
 
             function selectRow(row) {
                 if (row >= 0 && row < count)
@@ -152,7 +153,7 @@ Rectangle {
                 required property int cachedTokens
                 required property bool answering
                 property bool editing: false
-                readonly property int sourceRow: { sidebar.search.count; return sidebar.search.sourceRow(index) }
+                readonly property int sourceRow: { sidebar.search.count; sidebar.search.query; return sidebar.search.sourceRow(index) }
 
                 width: ListView.view.width
                 height: column.implicitHeight + 16
