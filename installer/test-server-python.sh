@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Prints a python3 that can run llama.cpp's OpenAI-compatible server (PyPI llama-cpp-python[server]),
 # which the remote engine's tests start on loopback. Uses python3 itself when it already can, else
-# installs the package into a virtual environment under build/ (CPU wheels, so llama.cpp is not
-# compiled here). Prints nothing when that fails: those tests then skip with a message.
+# installs the package from PyPI into a virtual environment under build/ (a wheel when PyPI has one
+# for this python, else built from source). Prints nothing when that fails: those tests then skip
+# with a message.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 if python3 -c 'import llama_cpp.server.app' 2>/dev/null; then
@@ -15,8 +16,8 @@ if [ ! -x "$venv/bin/python3" ] && ! python3 -m venv "$venv" >&2; then
     exit 0
 fi
 if ! "$venv/bin/python3" -c 'import llama_cpp.server.app' 2>/dev/null; then
-    timeout 1200 "$venv/bin/python3" -m pip install --quiet --prefer-binary \
-        --extra-index-url https://abetlen.github.io/llama-cpp-python/whl/cpu 'llama-cpp-python[server]' >&2 ||
+    # PyPI alone: these machines reach no other index, and retrying one cost CI about 10 minutes.
+    timeout 1200 "$venv/bin/python3" -m pip install --quiet --prefer-binary 'llama-cpp-python[server]' >&2 ||
         { echo "llama-cpp-python[server] did not install: the real-server tests will skip" >&2; exit 0; }
 fi
 echo "$PWD/$venv/bin/python3"
