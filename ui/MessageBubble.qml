@@ -220,11 +220,14 @@ Item {
                 id: blockColumn
                 width: parent.width
                 spacing: 8
+                // By count, so a streaming answer's blocks stay and change in place: made anew with
+                // each piece, the ones taken away kept the bubble as tall as before for good.
                 Repeater {
-                    model: bubble.blocks
+                    model: bubble.blocks.length
                     delegate: Loader {
                         id: block
-                        required property var modelData
+                        required property int index
+                        readonly property var modelData: bubble.blocks[index]
                         width: blockColumn.width
                         sourceComponent: modelData.kind === "code" ? codeBlock : proseBlock
 

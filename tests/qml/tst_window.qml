@@ -598,6 +598,25 @@ Item {
             tryCompare(button, "text", "Copy", 3000)
         }
 
+        // An answer that streamed in is as tall as the same answer shown whole (its blocks were
+        // once made anew with each piece, and the bubble kept the height of the ones taken away).
+        function test_9j_streamed_answer_fits_its_text() {
+            const full = "Ctrl+Plus zooms the whole window in, Ctrl+Minus zooms out and Ctrl+0 returns to 100 %. LlamaDesk remembers the zoom for the next start."
+            const block = (text) => [{ kind: "text", html: "<p>" + text + "</p>", code: "", language: "" }]
+            const streamed = createTemporaryObject(answerBubble, top, { text: "", streaming: true, blocks: block("\u258D") })
+            for (let n = 5; n < full.length; n += 7) {
+                streamed.text = full.slice(0, n)
+                streamed.blocks = block(full.slice(0, n) + " \u258D")
+                wait(5)
+            }
+            streamed.text = full
+            streamed.blocks = block(full)
+            streamed.streaming = false
+            const whole = createTemporaryObject(answerBubble, top, { text: full, blocks: block(full) })
+            wait(100)  // both laid out
+            compare(streamed.height, whole.height)
+        }
+
         // Right-click on a message: its menu deletes the exchange, from the window and the history.
         function test_9i_message_menu_deletes_an_exchange() {
             testApp.chat.newConversation()
