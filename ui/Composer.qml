@@ -11,7 +11,9 @@ Rectangle {
     id: composer
     required property ChatController chat
     required property bool ready
-    signal searchRequested()
+    // The window's shortcuts for a key event, true when one ran: X11's key theme gives a text area
+    // Ctrl+K, Ctrl+N and others (Emacs-style editing) before the window's shortcuts see them.
+    required property var runShortcut
 
     objectName: "composer"
     implicitHeight: Math.min(column.implicitHeight, 250) + 24
@@ -75,10 +77,7 @@ Rectangle {
                                 && !(event.modifiers & Qt.ShiftModifier)) {
                             composer.submit()
                             event.accepted = true
-                        } else if (event.key === Qt.Key_K && event.modifiers === Qt.ControlModifier) {
-                            // X11's key theme gives a text area Ctrl+K (delete to the end of the
-                            // line) before the window's search shortcut sees it.
-                            composer.searchRequested()
+                        } else if ((event.modifiers & Qt.ControlModifier) && composer.runShortcut(event)) {
                             event.accepted = true
                         }
                     }

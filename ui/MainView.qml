@@ -43,6 +43,19 @@ Item {
         { sequences: [], keys: "F2, Delete", action: qsTr("Rename or delete the conversation, in the list") },
         { sequences: [], keys: "Menu, Shift+F10", action: qsTr("The list's or a message's menu") }
     ]
+    // Runs the shortcut a key event is ("Ctrl+" and one character), for a text area that took it
+    // before the window could; true when one ran.
+    function runShortcut(event) {
+        for (const s of root.shortcuts)
+            for (const sequence of s.sequences) {
+                const m = /^Ctrl\+(.)$/.exec(sequence)
+                if (m && event.modifiers === Qt.ControlModifier && event.key === m[1].toUpperCase().charCodeAt(0)) {
+                    s.run()
+                    return true
+                }
+            }
+        return false
+    }
     Instantiator {
         model: root.shortcuts.filter(s => s.sequences.length > 0)
         delegate: Shortcut {
@@ -128,7 +141,7 @@ Item {
                     height: implicitHeight
                     chat: root.app.chat
                     ready: root.app.model.hasModel
-                    onSearchRequested: sidebar.focusSearch()
+                    runShortcut: root.runShortcut
                 }
             }
 

@@ -48,6 +48,18 @@ Item {
             verify(field.activeFocus, "Ctrl+K in the composer goes to the search")
         }
 
+        // What the composer hands the window when X11's key theme gave it a shortcut first.
+        function test_a_text_area_passes_shortcuts_on() {
+            verify(view.runShortcut({ key: Qt.Key_Equal, modifiers: Qt.ControlModifier }))
+            compare(testApp.appearance.zoom, 1.1)
+            verify(view.runShortcut({ key: Qt.Key_0, modifiers: Qt.ControlModifier }))
+            compare(testApp.appearance.zoom, 1)
+            verify(view.runShortcut({ key: Qt.Key_K, modifiers: Qt.ControlModifier }))
+            verify(findChild(view, "searchField").activeFocus)
+            verify(!view.runShortcut({ key: Qt.Key_J, modifiers: Qt.ControlModifier }))
+            verify(!view.runShortcut({ key: Qt.Key_K, modifiers: Qt.NoModifier }))
+        }
+
         function test_f1_lists_the_shortcuts() {
             const dialog = findChild(view, "shortcutsDialog")
             keyClick(Qt.Key_F1)
