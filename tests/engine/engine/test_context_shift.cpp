@@ -198,19 +198,22 @@ private slots:
         Engine e;
         LLAMADESK_VERIFY_OK(e.load(load_params(write_synthetic_gguf(dir, "shift", small_config(4, 2, 32, 512), 3))));
         LLAMADESK_VERIFY_OK(e.set_snapshots({dir.filePath("kv").toStdString(), 64 << 20, {}}));
-        const ConversationId a = e.create_conversation(ChatFormat::Completion);
+        const ConversationId a = e.create_conversation(ChatFormat::Llama2Chat);
         std::vector<ChatTurn> turns;
-        for (const char* text : {"One two three four five six seven. ", "Eight nine ten eleven twelve. ",
-                                 "Thirteen fourteen fifteen sixteen. "}) {
+        for (const char* text : {"One two three four five six seven.", "Eight nine ten eleven twelve thirteen.",
+                                 "Fourteen fifteen sixteen seventeen."}) {
             const GenerationResult r = e.generate(a, text, greedy(16));
             LLAMADESK_VERIFY_OK(r.status);
             turns.push_back({text, r.text});
         }
         LLAMADESK_VERIFY_OK(e.drop_oldest_turns(a, 1, ""));
+        ConversationStats shifted;
+        LLAMADESK_VERIFY_OK(e.conversation_stats(a, &shifted));
+        QVERIFY2(shifted.cached_tokens > 16, "the drop shifted the cache (else this test proves nothing)");
         LLAMADESK_VERIFY_OK(e.save_snapshot(a));
-        const ConversationId b = e.create_conversation(ChatFormat::Completion);
+        const ConversationId b = e.create_conversation(ChatFormat::Llama2Chat);
         LLAMADESK_VERIFY_OK(e.restore_turns(b, {turns[1], turns[2]}, ""));
-        const GenerationResult r = e.generate(b, "More. ", greedy(2));
+        const GenerationResult r = e.generate(b, "More.", greedy(2));
         LLAMADESK_VERIFY_OK(r.status);
         QCOMPARE(r.stats.restored_tokens, 0);
     }
