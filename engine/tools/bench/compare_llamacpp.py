@@ -47,7 +47,7 @@ def ours(bench, path, threads, repeats, cpu_time, prefill, decode_at):
 class LlamaCpp:
     """One model and context of llama.cpp, timed through the low-level API."""
 
-    def __init__(self, llama_cpp, path, threads, clock):
+    def __init__(self, llama_cpp, path, threads, clock, n_ctx=0):
         self.l = llama_cpp
         self.clock = clock
         mparams = llama_cpp.llama_model_default_params()
@@ -55,7 +55,7 @@ class LlamaCpp:
         if not self.model:
             raise RuntimeError(f"llama.cpp cannot load {path}")
         cparams = llama_cpp.llama_context_default_params()
-        cparams.n_ctx = 0  # the model's own context length
+        cparams.n_ctx = n_ctx  # 0: the model's own context length
         cparams.n_threads = threads
         cparams.n_threads_batch = threads
         self.ctx = llama_cpp.llama_init_from_model(self.model, cparams)

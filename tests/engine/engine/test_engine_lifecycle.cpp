@@ -237,6 +237,11 @@ private slots:
         LLAMADESK_VERIFY_OK(e.load(p));
         QVERIFY2(e.model_info().device.find("CUDA unavailable: " + why) != std::string::npos,
                  e.model_info().device.c_str());
+        // Without a device the CUDA module, whose cuBLAS alone made about 150 MB resident, is never
+        // loaded: a CPU-only machine does not pay for it.
+        QFile maps("/proc/self/maps");
+        QVERIFY(maps.open(QIODevice::ReadOnly));
+        QVERIFY2(!maps.readAll().contains("libcublas"), why.c_str());
     }
 
     // A file of a few kilobytes that claims a context of 2^21 positions and 32 query heads per kv
