@@ -260,6 +260,21 @@ private slots:
         QVERIFY2(grown < 150, qPrintable(QString("resident memory grew by %1 MB").arg(grown)));
     }
 
+    // The KV pool's memory is reserved, not touched: it becomes resident as blocks are first
+    // written, so a pool of 1 GiB costs what the conversations in it use.
+    void the_kv_pool_takes_memory_as_blocks_are_written() {
+        const double before = resident_megabytes();
+        Engine e;
+        LLAMADESK_VERIFY_OK(e.load(load_params(model_a_, int64_t(1) << 30)));
+        if (e.pool_stats().bytes_total < int64_t(256) << 20) QSKIP("less than 256 MiB of memory is available here");
+        const double loaded = resident_megabytes() - before;
+        QVERIFY2(loaded < 64, qPrintable(QString("loading a model with a 1 GiB pool took %1 MB").arg(loaded)));
+        LLAMADESK_VERIFY_OK(e.generate(e.create_conversation(), "hello", greedy(8)).status);
+        const double used = double(e.pool_stats().bytes_used) / 1e6;
+        const double grown = resident_megabytes() - before;
+        QVERIFY2(grown < 64 + used, qPrintable(QString("%1 MB resident for %2 MB of cache").arg(grown).arg(used)));
+    }
+
     void restore_and_drop_turns() {
         Engine e;
         LLAMADESK_VERIFY_OK(e.load(load_params(model_a_)));

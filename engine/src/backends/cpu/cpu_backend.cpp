@@ -87,6 +87,8 @@ void CpuBackend::allocate_kv_storage(const KvLayout& layout, int n_blocks) {
     // Asking for more than the machine has cannot succeed; refuse before trying (an allocator may
     // otherwise overcommit, or abort under a sanitizer).
     if (bytes > physical_memory_bytes()) out_of_memory("more than the machine's memory");
+    // Left uninitialized on purpose: the allocator maps a large block without touching it, so its
+    // pages become resident as blocks are first written and the pool costs what is used of it.
     std::unique_ptr<std::byte[]> pool(new (std::nothrow) std::byte[size_t(std::max<int64_t>(bytes, 1))]);
     if (!pool) out_of_memory("the allocation failed");
     kv_pool_ = std::move(pool);
