@@ -74,7 +74,7 @@ void AppSettings::setKvCacheType(const QString& name) {
 
 QStringList AppSettings::kvCacheTypes() {
     QStringList names;
-    for (llamadesk::KvCacheType type : llamadesk::kKvCacheTypes)
+    for (llamadesk::KvCacheType type : llamadesk::kv_cache_types())
         names << QString::fromLatin1(llamadesk::kv_cache_type_name(type));
     return names;
 }

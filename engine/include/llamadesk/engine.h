@@ -12,43 +12,17 @@
 #include <string>
 #include <vector>
 
+// The types the engine's modules share, each kept where it belongs (engine/src): the public header
+// is the top floor and no module below it includes it.
+#include "cache/kv_cache_type.h"
+#include "cache/pool_stats.h"
+#include "chat/chat_format.h"
+#include "core/backend_kind.h"
+#include "core/ids.h"
+#include "core/status.h"
+#include "sampling/sampling_params.h"
+
 namespace llamadesk {
-
-enum class ErrorCode {
-    Ok = 0,
-    InvalidArgument,
-    FileNotFound,
-    BadFormat,             // the file is not what it claims, or is corrupt / hostile
-    Unsupported,           // a valid file using something we do not support (yet)
-    TokenizerMismatch,     // tokenizer missing, or its vocabulary does not fit the model
-    OutOfMemory,
-    NoModel,
-    UnknownConversation,
-    ContextFull,           // the conversation would exceed the model's context length
-    BackendUnavailable,
-    Internal,
-};
-
-struct Status {
-    ErrorCode code = ErrorCode::Ok;
-    std::string message;
-
-    bool ok() const { return code == ErrorCode::Ok; }
-    static Status success() { return {}; }
-    static Status error(ErrorCode code, std::string message) { return {code, std::move(message)}; }
-};
-
-enum class BackendKind { Auto, Cpu, Cuda };
-
-// Element type of the KV cache. F16 halves what every decode step reads from the cache, as
-// llama.cpp's default does; F32 is exact against an f32 reference, at twice the memory; Q8_0
-// (blocks of 32 int8 with an f16 scale, CPU only, head_dim a multiple of 32) is about half of F16.
-enum class KvCacheType { F16, F32, Q8_0 };
-constexpr KvCacheType kKvCacheTypes[] = {KvCacheType::F16, KvCacheType::F32, KvCacheType::Q8_0};
-// "f16", "f32", "q8_0": how the CLI, the bench, the window's settings and the inspector name them.
-const char* kv_cache_type_name(KvCacheType type);
-// False, leaving *out alone, when name is none of those.
-bool parse_kv_cache_type(const std::string& name, KvCacheType* out);
 
 struct LoadParams {
     std::string model_path;      // a checkpoint file, or a folder holding one
@@ -69,26 +43,6 @@ struct LoadParams {
     // Called on the loading thread with a fraction in [0, 1] and a short stage name.
     std::function<void(float fraction, const std::string& stage)> on_progress;
 };
-
-enum class ChatFormat {
-    Llama2Chat,  // <s>[INST] <<SYS>>\n...\n<</SYS>>\n\n user [/INST] answer </s><s>[INST] ...
-    Completion,  // plain text continuation
-    Llama3Chat,  // <|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\n user<|eot_id|>...
-    Llama31Chat, // Llama3Chat with 3.1's system header: "Cutting Knowledge Date" and "Today Date"
-    Mistral,     // <s>[INST]{system}\n\n{user}[/INST]{answer}</s>[INST]{user}[/INST]
-    ChatML,      // <|im_start|>{role}\n{content}<|im_end|>\n, as Hermes 3 writes it
-    Zephyr,      // <|user|>\n{user}</s>\n<|assistant|>\n, as TinyLlama Chat writes it
-    DeepSeekR1,  // <｜begin▁of▁sentence｜>{system}<｜User｜>{user}<｜Assistant｜><think>\n
-};
-
-// Every chat format in the order a selector lists them: its key (as conversations are saved and
-// the CLI names it) and the name a person reads.
-struct ChatFormatName {
-    ChatFormat format;
-    const char* key;
-    const char* name;
-};
-const std::vector<ChatFormatName>& chat_formats();
 
 struct ModelInfo {
     std::string name;            // file name without extension
@@ -117,21 +71,6 @@ struct ModelInfo {
     bool chat_format_guessed = false;  // its chat template is of a family not rendered here
 };
 
-// Valid ranges are given first; validate_sampling() checks them and generate() refuses the rest.
-struct SamplingParams {
-    float temperature = 0.8f;    // >= 0; 0: greedy
-    int top_k = 40;              // >= 0; 0: off
-    float top_p = 0.95f;         // (0, 1]; 1: off
-    float min_p = 0.05f;         // [0, 1]; 0: off
-    float repeat_penalty = 1.1f; // > 0; 1: off
-    int repeat_last_n = 64;      // >= 0; how many recent tokens the penalty looks at
-    int64_t seed = -1;           // any; < 0: a random seed; otherwise runs are reproducible
-};
-
-// Ok, or InvalidArgument naming the first field out of range and the value given, e.g.
-// "top-p must be in (0, 1] (1 turns it off), not 7". NaN and infinities are out of range.
-Status validate_sampling(const SamplingParams& params);
-
 struct GenerateParams {
     SamplingParams sampling;
     int max_new_tokens = 512;    // <= 0: until EOS or the context is full
@@ -146,19 +85,6 @@ struct GenerateParams {
 inline constexpr int kContextSinkTokens = 4;
 
 enum class StopReason { Eos, StopString, MaxTokens, Cancelled, ContextFull, Error };
-
-struct PoolStats {
-    int block_size = 0;
-    int blocks_total = 0;
-    int blocks_used = 0;             // a block several conversations share counts once
-    int blocks_shared = 0;           // of those, held by more than one conversation
-    int64_t bytes_total = 0;
-    int64_t bytes_used = 0;
-    int n_conversations = 0;         // conversations holding blocks
-    int64_t evictions = 0;           // conversations whose blocks were taken back while idle
-    int64_t reprefilled_tokens = 0;  // tokens prefilled again because of those evictions
-    int64_t shared_tokens = 0;       // tokens taken from other conversations' blocks, not computed
-};
 
 struct ConversationStats {
     int64_t id = 0;
@@ -253,8 +179,6 @@ struct PerplexityResult {
 
 // Tokens scored so far and in all, after each forward chunk.
 using PerplexityProgress = std::function<void(int scored, int total)>;
-
-using ConversationId = int64_t;
 
 // KV snapshots: conversations' full cache blocks kept on disk, so a conversation restored after a
 // restart (restore_turns) or evicted from the pool reads its cache back instead of prefilling its
@@ -361,7 +285,6 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-const char* error_code_name(ErrorCode code);
 // A stable key ("eos", "max tokens", "cancelled", ...): saved in the window's conversation files and
 // looked up there for display text, so a value never changes once released.
 const char* stop_reason_name(StopReason reason);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cache/kv_cache_type.h"
 #include "core/error.h"
 #include "core/host_memory.h"
 #include "model/weight_types.h"
@@ -9,8 +10,9 @@
 
 namespace llamadesk {
 
-Backend::Backend(const ModelConfig& config, int chunk_tokens, DType kv_dtype, std::span<const DType> supported)
+Backend::Backend(const ModelConfig& config, int chunk_tokens, DType kv_dtype, BackendKind kind)
     : config_(config), chunk_tokens_(std::max(1, std::min(chunk_tokens, config.seq_len))), kv_dtype_(kv_dtype) {
+    const std::vector<DType> supported = kv_dtypes_held(kind);
     std::string names;
     for (DType t : supported) names += std::string(names.empty() ? "" : ", ") + dtype_name(t);
     if (std::find(supported.begin(), supported.end(), kv_dtype) == supported.end())
@@ -21,15 +23,6 @@ Backend::Backend(const ModelConfig& config, int chunk_tokens, DType kv_dtype, st
         fail(ErrorCode::InvalidArgument, std::string("a ") + dtype_name(kv_dtype) + " KV cache needs head_dim a multiple of " +
                                              std::to_string(block) + "; this model's is " +
                                              std::to_string(config.head_dim()) + ", so use f16");
-}
-
-DType kv_dtype_of(KvCacheType type) {
-    switch (type) {
-    case KvCacheType::F32: return DType::F32;
-    case KvCacheType::Q8_0: return DType::Q8_0;
-    case KvCacheType::F16: break;
-    }
-    return DType::F16;
 }
 
 std::string Backend::name() const {

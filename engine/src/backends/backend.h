@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cache/kv_layout.h"
-#include "llamadesk/engine.h"
+#include "core/backend_kind.h"
 #include "model/checkpoint.h"
 #include "model/dtype.h"
 
@@ -83,9 +83,9 @@ public:
     void write_kv_block(int32_t block, std::span<const std::byte> in);
 
 protected:
-    // Throws EngineError(InvalidArgument) unless kv_dtype is a cache type (F16, F32, or Q8_0 with
-    // head_dim a multiple of 32) that this backend stores (`supported`).
-    Backend(const ModelConfig& config, int chunk_tokens, DType kv_dtype, std::span<const DType> supported);
+    // Throws EngineError(InvalidArgument) unless kv_dtype is a cache type that a backend of `kind`
+    // holds (cache/kv_cache_type.h), with head_dim a multiple of its block (32 for Q8_0).
+    Backend(const ModelConfig& config, int chunk_tokens, DType kv_dtype, BackendKind kind);
 
     const ModelConfig& model_config() const { return config_; }
     const KvLayout& kv_layout() const { return layout_; }
@@ -121,9 +121,6 @@ private:
     int n_pool_blocks_ = 0;
     std::vector<float> decode_logits_;  // host logits of the default decode_and_sample
 };
-
-// The KV cache's element type in the backends' terms (LoadParams::kv_cache_type for the engine).
-DType kv_dtype_of(KvCacheType type);
 
 struct CpuBackendOptions {
     int n_threads = 0;  // 0: all cores

@@ -6,6 +6,22 @@
 
 namespace llamadesk {
 
+namespace {
+
+// The key of a full block: FNV-1a over the key of the block before it (0 for the first) and the
+// block's tokens, so it names the whole prefix through the block's end. Never 0. A hash: whoever
+// finds a block by key compares the tokens too.
+uint64_t chain_key(uint64_t previous_key, std::span<const int32_t> block_tokens) {
+    uint64_t h = 1469598103934665603ull ^ previous_key;
+    for (int32_t t : block_tokens) {
+        h ^= uint64_t(uint32_t(t));
+        h *= 1099511628211ull;
+    }
+    return h == 0 ? 1 : h;  // 0 means "not registered" in the pool
+}
+
+}  // namespace
+
 KvPool::KvPool(const KvLayout& layout, int n_blocks, int64_t bytes_per_block)
     : layout_(layout), bytes_per_block_(bytes_per_block), allocator_(n_blocks), users_(size_t(n_blocks), 0),
       key_of_(size_t(n_blocks), 0), restored_(size_t(n_blocks), false) {}
@@ -13,16 +29,12 @@ KvPool::KvPool(const KvLayout& layout, int n_blocks, int64_t bytes_per_block)
 int KvPool::share_prefix(ConversationId id, std::span<const int32_t> tokens, int limit) {
     const int bs = layout_.block_size;
     auto it = sequences_.find(id);
-    Sequence* seq = it == sequences_.end() ? nullptr : &it->second;
+    SequenceBlocks* seq = it == sequences_.end() ? nullptr : &it->second;
     const int cached = seq ? seq->n_cached : 0;
-    if (cached % bs != 0) return cached;  // only whole blocks continue a chain
-    int b = cached / bs;
-    if (seq && b >= seq->private_from) return cached;  // its blocks no longer follow its tokens
-    uint64_t previous_key = b > 0 ? seq->chain[size_t(b - 1)] : 0;
-    int32_t previous_block = b > 0 ? seq->block_table[size_t(b - 1)] : -1;
-    for (; (b + 1) * bs <= std::min<int64_t>(limit, int64_t(tokens.size())); ++b) {
+    int32_t previous_block = cached >= bs ? seq->block_table[size_t(cached / bs - 1)] : -1;
+    for (const uint64_t k : next_chain_keys(id, tokens, limit)) {
+        const int b = seq ? seq->n_cached / bs : 0;
         const std::span<const int32_t> block_tokens = tokens.subspan(size_t(b) * size_t(bs), size_t(bs));
-        const uint64_t k = block_chain_key(previous_key, block_tokens);
         const Registered* r = lookup(k, previous_block, block_tokens);
         if (!r) break;
         if (!seq) {
@@ -39,7 +51,6 @@ int KvPool::share_prefix(ConversationId id, std::span<const int32_t> tokens, int
         seq->chain.push_back(k);
         seq->n_cached = (b + 1) * bs;
         shared_tokens_ += bs;
-        previous_key = k;
         previous_block = r->block;
     }
     return seq ? seq->n_cached : 0;
@@ -87,7 +98,7 @@ std::vector<Eviction> KvPool::reserve(ConversationId id, int n_tokens, std::span
         ++evictions_;
     }
     if (needed <= 0 && have == 0) return evicted;  // nothing to hold, so nothing to remember
-    Sequence& seq = sequences_[id];
+    SequenceBlocks& seq = sequences_[id];
     seq.last_used = ++tick_;
     for (int i = 0; i < needed; ++i) seq.block_table.push_back(take_new_block());
     return evicted;
@@ -98,7 +109,7 @@ int KvPool::prepare_write(ConversationId id, int start, int end, std::vector<Evi
     auto it = sequences_.find(id);
     const int b = start / layout_.block_size;
     if (it == sequences_.end() || b >= int(it->second.block_table.size())) return start;
-    Sequence& seq = it->second;
+    SequenceBlocks& seq = it->second;
     const int32_t block = seq.block_table[size_t(b)];
     if (writable(block)) return start;
     if (users_[size_t(block)] == 1) {  // only registered: it stays, private again
@@ -122,12 +133,12 @@ void KvPool::set_cached(ConversationId id, int n_tokens, std::span<const int32_t
                                       std::to_string(n_tokens) + " positions in " + std::to_string(capacity) +
                                       " reserved");
     if (it == sequences_.end()) return;
-    Sequence& seq = it->second;
+    SequenceBlocks& seq = it->second;
     seq.n_cached = n_tokens;
     const int bs = layout_.block_size;
-    for (size_t b = seq.chain.size(); b < size_t(std::min(n_tokens / bs, seq.private_from)); ++b) {
+    for (const uint64_t k : continue_chain(&seq, tokens, std::min(n_tokens / bs, seq.private_from))) {
+        const size_t b = seq.chain.size();
         const std::span<const int32_t> block_tokens = tokens.subspan(b * size_t(bs), size_t(bs));
-        const uint64_t k = block_chain_key(b > 0 ? seq.chain[b - 1] : 0, block_tokens);
         seq.chain.push_back(k);
         const int32_t block = seq.block_table[b];
         if (key_of_[size_t(block)] == 0 && !registered_.count(k)) {
@@ -148,7 +159,7 @@ void KvPool::truncate(ConversationId id, int n_tokens) {
 
 void KvPool::release(ConversationId id) { truncate(id, 0); }
 
-void KvPool::shrink(Sequence& seq, int n_tokens) {
+void KvPool::shrink(SequenceBlocks& seq, int n_tokens) {
     const int bs = layout_.block_size;
     seq.n_cached = std::min(seq.n_cached, n_tokens);
     size_t keep = size_t(blocks_for(n_tokens));
@@ -175,7 +186,7 @@ void KvPool::make_private_from(ConversationId id, int first_block, const std::fu
     auto it = sequences_.find(id);
     if (it == sequences_.end() || first_block < 0)
         fail(ErrorCode::Internal, "KV pool: conversation " + std::to_string(id) + " has no blocks to shift");
-    Sequence& seq = it->second;
+    SequenceBlocks& seq = it->second;
     const size_t first = size_t(first_block);
     int copies = 0;
     for (size_t b = first; b < seq.block_table.size(); ++b) copies += users_[size_t(seq.block_table[b])] > 1 ? 1 : 0;
@@ -199,18 +210,20 @@ void KvPool::make_private_from(ConversationId id, int first_block, const std::fu
 }
 
 int KvPool::faithful_blocks(ConversationId id) const {
-    const Sequence* seq = find(id);
+    const SequenceBlocks* seq = find(id);
     return seq ? std::min(seq->n_cached / layout_.block_size, seq->private_from) : 0;
 }
 
 int32_t KvPool::take_new_block() {
-    const int32_t block = *allocator_.allocate();  // callers made sure one is free
+    LLAMADESK_EXPECTS(allocator_.n_free() > 0);  // callers make room first
+    const int32_t block = *allocator_.allocate();
     users_[size_t(block)] = 1;
     restored_[size_t(block)] = false;
     return block;
 }
 
 void KvPool::let_go(int32_t block) {
+    LLAMADESK_EXPECTS(users_[size_t(block)] > 0);
     if (--users_[size_t(block)] == 1) --blocks_shared_;
     if (users_[size_t(block)] > 0) return;
     unregister(block);
@@ -223,36 +236,52 @@ void KvPool::unregister(int32_t block) {
     key_of_[size_t(block)] = 0;
 }
 
-uint64_t block_chain_key(uint64_t previous_key, std::span<const int32_t> block_tokens) {
-    uint64_t h = 1469598103934665603ull ^ previous_key;
-    for (int32_t t : block_tokens) {
-        h ^= uint64_t(uint32_t(t));
-        h *= 1099511628211ull;
-    }
-    return h == 0 ? 1 : h;  // 0 means "not registered" in the pool
+std::vector<uint64_t> KvPool::continue_chain(const SequenceBlocks* seq, std::span<const int32_t> tokens, int n_blocks) const {
+    const size_t bs = size_t(layout_.block_size);
+    const size_t first = seq ? seq->chain.size() : 0;
+    std::vector<uint64_t> keys;
+    for (size_t b = first; b < size_t(n_blocks) && (b + 1) * bs <= tokens.size(); ++b)
+        keys.push_back(chain_key(b == first ? (first > 0 ? seq->chain[first - 1] : 0) : keys.back(),
+                                 tokens.subspan(b * bs, bs)));
+    return keys;
+}
+
+std::span<const uint64_t> KvPool::chain_keys(ConversationId id) const {
+    const SequenceBlocks* seq = find(id);
+    if (!seq) return {};
+    return std::span<const uint64_t>(seq->chain).first(size_t(faithful_blocks(id)));
+}
+
+std::vector<uint64_t> KvPool::next_chain_keys(ConversationId id, std::span<const int32_t> tokens, int limit) const {
+    const SequenceBlocks* seq = find(id);
+    const int bs = layout_.block_size;
+    if (seq && (seq->n_cached % bs != 0 || seq->n_cached / bs >= seq->private_from)) return {};
+    LLAMADESK_EXPECTS(!seq || seq->chain.size() == size_t(seq->n_cached / bs));
+    return continue_chain(seq, tokens, limit / bs);
 }
 
 const KvPool::Registered* KvPool::lookup(uint64_t k, int32_t previous, std::span<const int32_t> tokens) const {
     auto it = registered_.find(k);
+    LLAMADESK_EXPECTS(it == registered_.end() || key_of_[size_t(it->second.block)] == k);
     if (it == registered_.end() || it->second.previous != previous ||
         !std::equal(tokens.begin(), tokens.end(), it->second.tokens.begin(), it->second.tokens.end()))
         return nullptr;  // the key is a hash: the tokens and the block before decide
     return &it->second;
 }
 
-const KvPool::Sequence* KvPool::find(ConversationId id) const {
+const KvPool::SequenceBlocks* KvPool::find(ConversationId id) const {
     auto it = sequences_.find(id);
     return it == sequences_.end() ? nullptr : &it->second;
 }
 
 int KvPool::n_cached(ConversationId id) const {
-    const Sequence* seq = find(id);
+    const SequenceBlocks* seq = find(id);
     return seq ? seq->n_cached : 0;
 }
 
 const std::vector<int32_t>& KvPool::block_table(ConversationId id) const {
     static const std::vector<int32_t> none;
-    const Sequence* seq = find(id);
+    const SequenceBlocks* seq = find(id);
     return seq ? seq->block_table : none;
 }
 

@@ -26,7 +26,8 @@
 
 #include "cache/block_allocator.h"
 #include "cache/kv_layout.h"
-#include "llamadesk/engine.h"
+#include "cache/pool_stats.h"
+#include "core/ids.h"
 
 namespace llamadesk {
 
@@ -37,11 +38,6 @@ struct Eviction {
 
 // Told which other conversations lost their cache to make room for the one being served.
 using EvictionHandler = std::function<void(const std::vector<Eviction>&)>;
-
-// The key of a full block: FNV-1a over the key of the block before it (0 for the first) and the
-// block's tokens, so it names the whole prefix through the block's end. Never 0. A hash: whoever
-// finds a block by key compares the tokens too.
-uint64_t block_chain_key(uint64_t previous_key, std::span<const int32_t> block_tokens);
 
 class KvPool {
 public:
@@ -85,6 +81,15 @@ public:
     // the ones that may be shared and saved to disk.
     int faithful_blocks(ConversationId id) const;
 
+    // Chain keys name a full block by its tokens and every token before it (see chain_key() in
+    // kv_pool.cpp): shared prefixes are found by them, and KV snapshots name their files by them.
+    // The keys of id's faithful blocks, in order, computed once as each was filled.
+    std::span<const uint64_t> chain_keys(ConversationId id) const;
+    // The keys tokens' next full blocks would have, from id's first uncached block on and ending by
+    // `limit` positions, continuing its chain: where a block might be found on disk. Empty when id's
+    // cache does not end on a faithful block's end.
+    std::vector<uint64_t> next_chain_keys(ConversationId id, std::span<const int32_t> tokens, int limit) const;
+
     int n_cached(ConversationId id) const;
     const std::vector<int32_t>& block_table(ConversationId id) const;  // empty when it holds none
     BlockTableView table(ConversationId id) const;
@@ -98,9 +103,9 @@ public:
     void count_reprefill(int n_tokens) { reprefilled_tokens_ += n_tokens; }
 
 private:
-    struct Sequence {
+    struct SequenceBlocks {
         std::vector<int32_t> block_table;  // pool block ids, in position order
-        std::vector<uint64_t> chain;       // key of each registered full block, in order
+        std::vector<uint64_t> chain;       // chain key of each faithful full block, in order
         int n_cached = 0;                  // positions [0, n_cached) hold keys and values
         int private_from = INT_MAX;        // first block a context shift rewrote (see above)
         uint64_t last_used = 0;            // tick of the last reserve(), for LRU eviction
@@ -112,10 +117,12 @@ private:
         std::vector<int32_t> tokens;
     };
 
-    const Sequence* find(ConversationId id) const;
+    const SequenceBlocks* find(ConversationId id) const;
+    // The keys of tokens' full blocks after seq's chain (none yet: from the first), up to n_blocks.
+    std::vector<uint64_t> continue_chain(const SequenceBlocks* seq, std::span<const int32_t> tokens, int n_blocks) const;
     // Blocks that evicting every conversation but id and those in keep would free.
     int evictable_blocks(ConversationId id, std::span<const ConversationId> keep) const;
-    void shrink(Sequence& seq, int n_tokens);
+    void shrink(SequenceBlocks& seq, int n_tokens);
     int32_t take_new_block();
     void let_go(int32_t block);
     void unregister(int32_t block);  // its content may change: no longer offered for sharing
@@ -125,7 +132,7 @@ private:
     KvLayout layout_;
     int64_t bytes_per_block_;
     BlockAllocator allocator_;
-    std::map<ConversationId, Sequence> sequences_;  // only conversations that hold blocks
+    std::map<ConversationId, SequenceBlocks> sequences_;  // only conversations that hold blocks
     std::vector<int> users_;                        // per block: block tables holding it
     std::vector<uint64_t> key_of_;                  // per block: its registration key, 0 when none
     std::vector<bool> restored_;                    // per block: read from disk

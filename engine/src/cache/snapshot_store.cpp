@@ -210,10 +210,7 @@ bool SnapshotStore::write_history(const std::string& text_key, const SavedHistor
 bool SnapshotStore::read_history(const std::string& text_key, SavedHistory* out, std::string* why) const {
     const fs::path path = folder_ / (hex(history_key(text_key)) + kHistoryExtension);
     std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        *why = "none on disk";
-        return false;
-    }
+    if (!in) return false;  // none saved: nothing to say
     const std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     uint32_t counts[3] = {};
     const size_t fixed = sizeof kHistoryMagic + sizeof counts;

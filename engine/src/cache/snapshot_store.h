@@ -2,7 +2,7 @@
 // after a restart (or after its blocks were evicted) reads its keys and values back instead of
 // prefilling them again. llama.cpp's server saves a slot on request; this saves every block once.
 //
-// One file per block, named by block_chain_key() of the tokens through the block's end (the key
+// One file per block, named by the chain key (KvPool::chain_keys) of the tokens through the block's end (the key
 // KvPool registers blocks under), so conversations that begin alike share files and a save writes
 // only the blocks not on disk yet. Files sit in a folder per identity (everything their bytes
 // depend on besides the tokens: the checkpoint, the cache type, the backend, the layout). A file
@@ -55,7 +55,8 @@ public:
     // The history saved for a conversation's text (text_key: its format, system prompt and turns,
     // spelled out). Small files beside the blocks, one per text, under the same budget.
     bool write_history(const std::string& text_key, const SavedHistory& history) const;
-    // False, with the reason in *why, unless a whole file for exactly this text is there.
+    // False unless a whole file for exactly this text is there; *why then says what was wrong with
+    // the file, and stays empty when there is none.
     bool read_history(const std::string& text_key, SavedHistory* out, std::string* why) const;
 
     // Deletes the least recently used files under the root (every identity's) until the rest fit

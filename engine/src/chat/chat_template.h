@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "llamadesk/engine.h"
+#include "chat/chat_format.h"
 #include "tokenizer/tokenizer.h"
 
 namespace llamadesk {

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "llamadesk/engine.h"
+#include "core/status.h"
 
 namespace llamadesk {
 
@@ -22,5 +22,13 @@ private:
 [[noreturn]] inline void fail(ErrorCode code, const std::string& message) {
     throw EngineError(code, message);
 }
+
+// A precondition of the engine's own code, checked in every build as llama.cpp's GGML_ASSERT is:
+// a block table gone wrong would quietly corrupt another conversation's cache. Fails with Internal.
+#define LLAMADESK_EXPECTS(condition)                                                                  \
+    ((condition) ? void(0)                                                                            \
+                 : ::llamadesk::fail(::llamadesk::ErrorCode::Internal,                                \
+                                     std::string("precondition failed: " #condition " at ") + __FILE__ + \
+                                         ":" + std::to_string(__LINE__)))
 
 }  // namespace llamadesk

@@ -1,7 +1,7 @@
 // The library boundary: turns whatever was thrown inside the engine into a Status.
 #pragma once
 
-#include "llamadesk/engine.h"
+#include "core/status.h"
 
 namespace llamadesk {
 

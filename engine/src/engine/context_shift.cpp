@@ -8,6 +8,7 @@
 
 #include "chat/chat_template.h"
 #include "core/error.h"
+#include "model/parallel_for.h"
 #include "model/weight_types.h"
 
 namespace llamadesk {
@@ -58,7 +59,6 @@ void shift_kv(Backend& backend, KvPool& pool, ConversationId id, int keep, int n
         cos_d[size_t(i)] = float(std::cos(angle));
         sin_d[size_t(i)] = float(std::sin(angle));
     }
-    std::vector<float> key(static_cast<size_t>(layout.head_dim)), turned(key.size());
 
     // Destination blocks in position order; a source lies n positions later, in the same block or
     // a later one, so each block is read before it is written over. Values move as stored; keys
@@ -72,10 +72,15 @@ void shift_kv(Backend& backend, KvPool& pool, ConversationId id, int keep, int n
     const int end = cached - n;  // positions that remain after the move
     for (int b = keep / bs; b * bs < end; ++b) {
         StoredBlock dest = source(b);
-        for (int q = std::max(keep, b * bs); q < std::min(end, (b + 1) * bs); ++q) {
-            const int p = q + n;
-            StoredBlock& from = source(p / bs);
-            for (int layer = 0; layer < layout.n_layers; ++layer)
+        const int first = std::max(keep, b * bs), last = std::min(end, (b + 1) * bs);  // positions [first, last)
+        for (int s = (first + n) / bs; s <= (last - 1 + n) / bs; ++s) source(s);  // read before the threads start
+        // Layers are independent: each thread turns whole layers' rows.
+        parallel_for(size_t(layout.n_layers), [&](size_t layer_index) {
+            const int layer = int(layer_index);
+            std::vector<float> key(static_cast<size_t>(layout.head_dim)), turned(key.size());
+            for (int q = first; q < last; ++q) {
+                const int p = q + n;
+                StoredBlock& from = sources.at(p / bs);
                 for (int g = 0; g < layout.n_kv_heads; ++g) {
                     type.to_f32(from.row(layout, layer, 0, g, p % bs), key.data(), layout.head_dim);
                     for (int i = 0; i < half; ++i) {
@@ -86,14 +91,15 @@ void shift_kv(Backend& backend, KvPool& pool, ConversationId id, int keep, int n
                     type.from_f32(turned.data(), dest.row(layout, layer, 0, g, q % bs), layout.head_dim);
                     std::memcpy(dest.row(layout, layer, 1, g, q % bs), from.row(layout, layer, 1, g, p % bs), row_bytes);
                 }
-        }
+            }
+        });
         dest.write(backend, table[size_t(b)]);
         sources.erase(sources.begin(), sources.upper_bound(b));  // no later block reads these
     }
     pool.truncate(id, end);
 }
 
-int shift_context(LoadedModel& m, Conversation& conv, int keep, int n) {
+int shift_context(LoadedModel& m, Sequence& conv, int keep, int n) {
     const int total = int(conv.history.size());
     if (keep < 0 || n <= 0 || keep + n > total)
         fail(ErrorCode::Internal, "context shift: cannot drop positions " + std::to_string(keep) + " to " +
@@ -129,7 +135,7 @@ int shift_context(LoadedModel& m, Conversation& conv, int keep, int n) {
     return recompute;
 }
 
-TurnShift turn_shift(const Tokenizer& tok, const Conversation& conv, int n_turns, const std::string& system_prompt) {
+TurnShift turn_shift(const Tokenizer& tok, const Sequence& conv, int n_turns, const std::string& system_prompt) {
     if (conv.history_stale || n_turns <= 0 || n_turns >= int(conv.turns.size())) return {};
     // Turn n_turns becomes the first: rendered as one, it must be what stays in front (the tokens
     // before the first turn's own text) followed by exactly the tokens it has now.

@@ -11,7 +11,7 @@
 
 #include <span>
 
-#include "engine/conversation.h"
+#include "engine/sequence.h"
 #include "engine/loaded_model.h"
 
 namespace llamadesk {
@@ -24,7 +24,7 @@ void shift_kv(Backend& backend, KvPool& pool, ConversationId id, int keep, int n
 // did not hold them all, is cut back to keep, to be prefilled again when next used), turns that lay
 // wholly inside are forgotten, and the others' bounds move with their tokens. Returns how many
 // cached positions have to be computed again: 0 when the cache held [0, keep + n).
-int shift_context(LoadedModel& m, Conversation& conv, int keep, int n);
+int shift_context(LoadedModel& m, Sequence& conv, int keep, int n);
 
 // The shift that drops conv's oldest n_turns turns as rendering the rest anew with system_prompt
 // would: {keep, n} when the turn that becomes the first, rendered as a first turn, is the history's
@@ -35,6 +35,6 @@ struct TurnShift {
     int keep = -1;
     int n = 0;
 };
-TurnShift turn_shift(const Tokenizer& tok, const Conversation& conv, int n_turns, const std::string& system_prompt);
+TurnShift turn_shift(const Tokenizer& tok, const Sequence& conv, int n_turns, const std::string& system_prompt);
 
 }  // namespace llamadesk

@@ -143,35 +143,6 @@ Status Engine::perplexity(const std::string& text, PerplexityResult* out, const 
     return guarded([&] { *out = impl_->perplexity(text, on_progress); });
 }
 
-const char* error_code_name(ErrorCode code) {
-    switch (code) {
-    case ErrorCode::Ok: return "Ok";
-    case ErrorCode::InvalidArgument: return "InvalidArgument";
-    case ErrorCode::FileNotFound: return "FileNotFound";
-    case ErrorCode::BadFormat: return "BadFormat";
-    case ErrorCode::Unsupported: return "Unsupported";
-    case ErrorCode::TokenizerMismatch: return "TokenizerMismatch";
-    case ErrorCode::OutOfMemory: return "OutOfMemory";
-    case ErrorCode::NoModel: return "NoModel";
-    case ErrorCode::UnknownConversation: return "UnknownConversation";
-    case ErrorCode::ContextFull: return "ContextFull";
-    case ErrorCode::BackendUnavailable: return "BackendUnavailable";
-    case ErrorCode::Internal: return "Internal";
-    }
-    return "Unknown";
-}
-
-const char* kv_cache_type_name(KvCacheType type) { return dtype_name(kv_dtype_of(type)); }
-
-bool parse_kv_cache_type(const std::string& name, KvCacheType* out) {
-    for (KvCacheType type : kKvCacheTypes)
-        if (name == kv_cache_type_name(type)) {
-            *out = type;
-            return true;
-        }
-    return false;
-}
-
 const char* stop_reason_name(StopReason reason) {
     switch (reason) {
     case StopReason::Eos: return "eos";

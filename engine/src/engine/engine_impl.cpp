@@ -31,20 +31,20 @@ LoadedModel& Engine::Impl::require_model() const {
     return *model;
 }
 
-Conversation& Engine::Impl::find(ConversationId id) {
+Sequence& Engine::Impl::find(ConversationId id) {
     auto it = conversations.find(id);
     if (it == conversations.end())
         fail(ErrorCode::UnknownConversation, "there is no conversation " + std::to_string(id));
     return it->second;
 }
 
-const Conversation& Engine::Impl::find(ConversationId id) const {
+const Sequence& Engine::Impl::find(ConversationId id) const {
     return const_cast<Impl*>(this)->find(id);
 }
 
 ConversationId Engine::Impl::create(ChatFormat format, const std::string& date) {
     const ConversationId id = next_id++;
-    Conversation& conv = conversations[id];
+    Sequence& conv = conversations[id];
     conv.id = id;
     conv.format = format;
     conv.date = date.empty() ? today_date() : date;
@@ -52,13 +52,13 @@ ConversationId Engine::Impl::create(ChatFormat format, const std::string& date) 
 }
 
 void Engine::Impl::set_format(ConversationId id, ChatFormat format) {
-    Conversation& conv = find(id);
+    Sequence& conv = find(id);
     if (conv.format == format) return;
     conv.format = format;
     rebuild(conv);
 }
 
-void Engine::Impl::drop_cache(Conversation& conv) {
+void Engine::Impl::drop_cache(Sequence& conv) {
     if (model) model->pool->release(conv.id);
     conv.evicted_tokens = 0;
 }
@@ -68,21 +68,21 @@ void Engine::Impl::note_evictions(const std::vector<Eviction>& evicted) {
         if (auto it = conversations.find(e.id); it != conversations.end()) note_eviction(it->second, e);
 }
 
-void Engine::Impl::rebuild(Conversation& conv) {
+void Engine::Impl::rebuild(Sequence& conv) {
     drop_cache(conv);
     conv.history.clear();
     conv.history_stale = true;
     retokenize_if_stale(conv);
 }
 
-void Engine::Impl::retokenize_if_stale(Conversation& conv) {
+void Engine::Impl::retokenize_if_stale(Sequence& conv) {
     if (!model || !conv.history_stale) return;
     // The tokens the saved cache was computed from, when its text was saved; else the text's own.
     if (!model->snapshots || !restore_history(*model, conv)) rebuild_history(conv, *model->tokenizer);
 }
 
 void Engine::Impl::reset(ConversationId id) {
-    Conversation& conv = find(id);
+    Sequence& conv = find(id);
     drop_cache(conv);
     conv.turns.clear();
     conv.history.clear();
@@ -96,7 +96,7 @@ void Engine::Impl::remove(ConversationId id) {
 }
 
 void Engine::Impl::truncate_turns(ConversationId id, int n_turns) {
-    Conversation& conv = find(id);
+    Sequence& conv = find(id);
     if (n_turns < 0) fail(ErrorCode::InvalidArgument, "cannot keep a negative number of turns");
     if (conv.history_stale) {  // no tokens yet: only the text changes
         if (n_turns < int(conv.turns.size())) conv.turns.resize(size_t(n_turns));
@@ -109,7 +109,7 @@ void Engine::Impl::truncate_turns(ConversationId id, int n_turns) {
 }
 
 void Engine::Impl::drop_oldest_turns(ConversationId id, int n, const std::string& system_prompt) {
-    Conversation& conv = find(id);
+    Sequence& conv = find(id);
     if (n < 0) fail(ErrorCode::InvalidArgument, "cannot drop a negative number of turns");
     // The later turns keep their cache, moved to their new positions, when their tokens stay the same.
     if (model && !conv.history_stale) {
@@ -127,7 +127,7 @@ void Engine::Impl::drop_oldest_turns(ConversationId id, int n, const std::string
 
 void Engine::Impl::restore_turns(ConversationId id, const std::vector<ChatTurn>& turns,
                                  const std::string& system_prompt) {
-    Conversation& conv = find(id);
+    Sequence& conv = find(id);
     conv.turns.clear();
     for (const ChatTurn& t : turns) conv.turns.push_back(Turn{t.user, t.answer, 0, 0});
     conv.system_prompt = system_prompt;
@@ -138,7 +138,7 @@ GenerationResult Engine::Impl::generate(ConversationId id, const std::string& us
                                         const GenerateParams& params, const TokenCallback& on_token,
                                         const std::atomic<bool>* cancel) {
     LoadedModel& m = require_model();
-    Conversation& conv = find(id);
+    Sequence& conv = find(id);
     retokenize_if_stale(conv);
     return generate_answer(m, conv, [this](const auto& evicted) { note_evictions(evicted); }, user_text, params,
                            on_token, cancel);
@@ -152,8 +152,8 @@ std::vector<GenerationResult> Engine::Impl::generate_batch(const std::vector<Bat
             if (requests[i].conversation == requests[j].conversation)
                 fail(ErrorCode::InvalidArgument, "conversation " + std::to_string(requests[i].conversation) +
                                                      " appears twice in one batch; it can give one answer at a time");
-    const auto resolve = [this](ConversationId id) -> Conversation& {
-        Conversation& conv = find(id);
+    const auto resolve = [this](ConversationId id) -> Sequence& {
+        Sequence& conv = find(id);
         retokenize_if_stale(conv);
         return conv;
     };
@@ -163,7 +163,7 @@ std::vector<GenerationResult> Engine::Impl::generate_batch(const std::vector<Bat
 GenerationResult Engine::Impl::continue_answer(ConversationId id, const GenerateParams& params,
                                                const TokenCallback& on_token, const std::atomic<bool>* cancel) {
     LoadedModel& m = require_model();
-    Conversation& conv = find(id);
+    Sequence& conv = find(id);
     retokenize_if_stale(conv);
     return llamadesk::continue_answer(m, conv, [this](const auto& evicted) { note_evictions(evicted); }, params,
                                       on_token, cancel);
@@ -172,7 +172,7 @@ GenerationResult Engine::Impl::continue_answer(ConversationId id, const Generate
 TurnSize Engine::Impl::measure_turn(ConversationId id, const std::string& user_text,
                                     const std::string& system_prompt) {
     LoadedModel& m = require_model();
-    Conversation& conv = find(id);
+    Sequence& conv = find(id);
     retokenize_if_stale(conv);
     return measure_user_turn(*m.tokenizer, conv, user_text, system_prompt, m.context_length());
 }
@@ -187,7 +187,7 @@ void Engine::Impl::set_snapshots(const SnapshotSettings& settings) {
 }
 
 void Engine::Impl::save_snapshot(ConversationId id) {
-    const Conversation& conv = find(id);
+    const Sequence& conv = find(id);
     const LoadedModel& m = require_model();
     if (m.snapshots) save_to_disk(m, conv);
 }
@@ -198,7 +198,7 @@ ConversationStats Engine::Impl::stats(ConversationId id) const {
 }
 
 CacheLayout Engine::Impl::cache_layout(ConversationId id) const {
-    const Conversation& conv = find(id);
+    const Sequence& conv = find(id);
     const LoadedModel& m = require_model();
     const KvLayout& layout = m.pool->layout();
     CacheLayout out;

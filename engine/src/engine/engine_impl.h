@@ -6,7 +6,7 @@
 
 #include <map>
 
-#include "engine/conversation.h"
+#include "engine/sequence.h"
 #include "engine/loaded_model.h"
 #include "llamadesk/engine.h"
 
@@ -14,14 +14,14 @@ namespace llamadesk {
 
 struct Engine::Impl {
     std::unique_ptr<LoadedModel> model;
-    std::map<ConversationId, Conversation> conversations;
+    std::map<ConversationId, Sequence> conversations;
     SnapshotSettings snapshot_settings;
     ConversationId next_id = 1;  // 0 is never a conversation: perplexity borrows blocks under it
 
     void load(const LoadParams& params);
     LoadedModel& require_model() const;
-    Conversation& find(ConversationId id);
-    const Conversation& find(ConversationId id) const;
+    Sequence& find(ConversationId id);
+    const Sequence& find(ConversationId id) const;
 
     ConversationId create(ChatFormat format, const std::string& date);
     void set_format(ConversationId id, ChatFormat format);
@@ -47,11 +47,11 @@ struct Engine::Impl {
     PerplexityResult perplexity(const std::string& text, const PerplexityProgress& on_progress);
 
 private:
-    void drop_cache(Conversation& conv);  // frees its blocks; history kept
+    void drop_cache(Sequence& conv);  // frees its blocks; history kept
     void note_evictions(const std::vector<Eviction>& evicted);
     // After the turns, system prompt or format changed: no cache, history tokenized again.
-    void rebuild(Conversation& conv);
-    void retokenize_if_stale(Conversation& conv);
+    void rebuild(Sequence& conv);
+    void retokenize_if_stale(Sequence& conv);
 };
 
 }  // namespace llamadesk

@@ -25,7 +25,7 @@ class AnswerGenerator {
 public:
     // keep: the conversations of a batch, whose blocks making room must not take (read at each
     // reservation: a batch changes as answers join and end).
-    AnswerGenerator(LoadedModel& m, Conversation& conv, const EvictionHandler& on_evicted,
+    AnswerGenerator(LoadedModel& m, Sequence& conv, const EvictionHandler& on_evicted,
                     const GenerateParams& params, const TokenCallback& on_token,
                     const std::atomic<bool>* cancel, const std::vector<ConversationId>* keep = nullptr)
         : m_(m), conv_(conv), on_evicted_(on_evicted), params_(params), on_token_(on_token),
@@ -322,7 +322,7 @@ private:
     }
 
     LoadedModel& m_;
-    Conversation& conv_;
+    Sequence& conv_;
     const EvictionHandler& on_evicted_;
     const GenerateParams& params_;
     const TokenCallback& on_token_;
@@ -342,13 +342,13 @@ private:
 
 }  // namespace
 
-GenerationResult generate_answer(LoadedModel& model, Conversation& conv, const EvictionHandler& on_evicted,
+GenerationResult generate_answer(LoadedModel& model, Sequence& conv, const EvictionHandler& on_evicted,
                                  const std::string& user_text, const GenerateParams& params,
                                  const TokenCallback& on_token, const std::atomic<bool>* cancel) {
     return AnswerGenerator(model, conv, on_evicted, params, on_token, cancel).run(user_text);
 }
 
-GenerationResult continue_answer(LoadedModel& model, Conversation& conv, const EvictionHandler& on_evicted,
+GenerationResult continue_answer(LoadedModel& model, Sequence& conv, const EvictionHandler& on_evicted,
                                  const GenerateParams& params, const TokenCallback& on_token,
                                  const std::atomic<bool>* cancel) {
     return AnswerGenerator(model, conv, on_evicted, params, on_token, cancel).resume();
@@ -376,7 +376,7 @@ GenerationResult refused_start() {
 }  // namespace
 
 std::vector<GenerationResult> generate_answers(LoadedModel& model,
-                                               const std::function<Conversation&(ConversationId)>& resolve,
+                                               const std::function<Sequence&(ConversationId)>& resolve,
                                                const EvictionHandler& on_evicted, std::span<const BatchRequest> requests,
                                                const BatchAdmission& admit) {
     std::deque<BatchRequest> held;  // admitted requests, at stable addresses for their generators
@@ -397,7 +397,7 @@ std::vector<GenerationResult> generate_answers(LoadedModel& model,
             if (std::find(ids.begin(), ids.end(), r.conversation) != ids.end())
                 fail(ErrorCode::InvalidArgument, "conversation " + std::to_string(r.conversation) +
                                                      " already has an answer under way; it can give one at a time");
-            Conversation& conv = resolve(r.conversation);
+            Sequence& conv = resolve(r.conversation);
             ids.push_back(conv.id);
             m.listed = true;
             m.answer = std::make_unique<AnswerGenerator>(model, conv, on_evicted, r.params, r.on_token, r.cancel, &ids);

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/conversation.h"
+#include "engine/sequence.h"
 #include "engine/loaded_model.h"
 #include "llamadesk/engine.h"
 
@@ -24,14 +24,14 @@ namespace llamadesk {
 // Throws EngineError before anything changes when the turn does not fit the context
 // (ContextFull) or the pool (OutOfMemory). Once decoding has begun, failures come back in the
 // result's status and the partial answer stays in the history.
-GenerationResult generate_answer(LoadedModel& model, Conversation& conv, const EvictionHandler& on_evicted,
+GenerationResult generate_answer(LoadedModel& model, Sequence& conv, const EvictionHandler& on_evicted,
                                  const std::string& user_text, const GenerateParams& params,
                                  const TokenCallback& on_token, const std::atomic<bool>* cancel);
 
 // Reopens the last turn's answer (its closing EOS leaves the history) and decodes more of it;
 // the turn's answer text grows by result.text. Throws ContextFull, changing nothing, when no
 // position is left.
-GenerationResult continue_answer(LoadedModel& model, Conversation& conv, const EvictionHandler& on_evicted,
+GenerationResult continue_answer(LoadedModel& model, Sequence& conv, const EvictionHandler& on_evicted,
                                  const GenerateParams& params, const TokenCallback& on_token,
                                  const std::atomic<bool>* cancel);
 
@@ -41,7 +41,7 @@ GenerationResult continue_answer(LoadedModel& model, Conversation& conv, const E
 // for one never evicts another of the batch. An answer that fails to start has its own status and
 // changes nothing; the others go on.
 std::vector<GenerationResult> generate_answers(LoadedModel& model,
-                                               const std::function<Conversation&(ConversationId)>& resolve,
+                                               const std::function<Sequence&(ConversationId)>& resolve,
                                                const EvictionHandler& on_evicted, std::span<const BatchRequest> requests,
                                                const BatchAdmission& admit);
 

@@ -31,14 +31,13 @@ int restore_from_disk(LoadedModel& m, ConversationId id, std::span<const int32_t
     const SnapshotStore& store = *m.snapshots;
     const int bs = pool.layout().block_size;
     const int cached = pool.n_cached(id);
-    if (cached % bs != 0) return 0;  // only whole blocks follow a chain
     std::vector<std::byte> bytes(size_t(store.block_bytes()));
-    uint64_t key = 0;
     int restored = 0;
-    for (int b = 0; (b + 1) * bs <= limit; ++b) {
+    const std::vector<uint64_t> keys = pool.next_chain_keys(id, history, limit);
+    for (size_t i = 0; i < keys.size(); ++i) {
+        const uint64_t key = keys[i];
+        const int b = cached / bs + int(i);
         const int begin = b * bs, end = begin + bs;
-        key = block_chain_key(key, history.subspan(size_t(begin), size_t(bs)));
-        if (end <= cached) continue;
         std::string why;
         if (!store.contains(key) || !store.read(key, history.first(size_t(end)), bytes, &why)) {
             // A rejected file always says why; a missing one only when nothing of a history that
@@ -65,7 +64,7 @@ int restore_from_disk(LoadedModel& m, ConversationId id, std::span<const int32_t
 namespace {
 
 // The conversation's text, spelled out unambiguously: what a saved history is looked up by.
-std::string text_key(const Conversation& conv) {
+std::string text_key(const Sequence& conv) {
     std::string key = chat_format_key(conv.format);
     auto add = [&](const std::string& text) { key += "|" + std::to_string(text.size()) + ":" + text; };
     add(conv.system_prompt);
@@ -78,17 +77,15 @@ std::string text_key(const Conversation& conv) {
 
 }  // namespace
 
-int save_to_disk(const LoadedModel& m, const Conversation& conv) {
+int save_to_disk(const LoadedModel& m, const Sequence& conv) {
     const KvPool& pool = *m.pool;
     const SnapshotStore& store = *m.snapshots;
     const std::span<const int32_t> history = conv.history;
     const int bs = pool.layout().block_size;
     const std::vector<int32_t>& table = pool.block_table(conv.id);
-    std::vector<uint64_t> keys;
     // Only blocks that computing the history from the start would give: after a context shift the
     // later ones were computed with tokens no longer in it.
-    for (int b = 0; b < pool.faithful_blocks(conv.id); ++b)
-        keys.push_back(block_chain_key(keys.empty() ? 0 : keys.back(), history.subspan(size_t(b) * size_t(bs), size_t(bs))));
+    const std::span<const uint64_t> keys = pool.chain_keys(conv.id);
     // Last block first, so a conversation's first block is its most recently used: the budget then
     // takes the ends of histories before their beginnings, which every later block needs.
     std::vector<std::byte> bytes(size_t(store.block_bytes()));
@@ -111,11 +108,11 @@ int save_to_disk(const LoadedModel& m, const Conversation& conv) {
     return written;
 }
 
-bool restore_history(const LoadedModel& m, Conversation& conv) {
+bool restore_history(const LoadedModel& m, Sequence& conv) {
     SavedHistory saved;
     std::string why;
     if (!m.snapshots->read_history(text_key(conv), &saved, &why)) {
-        if (why != "none on disk") m.snapshots->log("KV snapshot: ignored history " + why);
+        if (!why.empty()) m.snapshots->log("KV snapshot: ignored history " + why);
         return false;
     }
     bool fits = saved.turn_begins.size() == conv.turns.size();

@@ -5,7 +5,7 @@
 #include <span>
 
 #include "cache/snapshot_store.h"
-#include "engine/conversation.h"
+#include "engine/sequence.h"
 #include "engine/loaded_model.h"
 #include "llamadesk/engine.h"
 
@@ -22,10 +22,10 @@ int restore_from_disk(LoadedModel& m, ConversationId id, std::span<const int32_t
 
 // Writes conv's full cached blocks that are not on disk yet and the tokens its text stands for,
 // then keeps the store within its budget. Returns the blocks written.
-int save_to_disk(const LoadedModel& m, const Conversation& conv);
+int save_to_disk(const LoadedModel& m, const Sequence& conv);
 
 // Gives conv (whose text has no tokens yet) the history saved for exactly its text, when the store
 // has one that fits this model's vocabulary. False, with nothing changed, otherwise.
-bool restore_history(const LoadedModel& m, Conversation& conv);
+bool restore_history(const LoadedModel& m, Sequence& conv);
 
 }  // namespace llamadesk

@@ -3,6 +3,7 @@
 #include <limits>
 #include <thread>
 
+#include "cache/kv_cache_type.h"
 #include "chat/chat_template.h"
 #include "engine/context_size.h"
 #include "core/error.h"
@@ -20,8 +21,9 @@ void report(const LoadParams& params, float fraction, const std::string& stage) 
 }
 
 // CUDA when its module is installed and a usable device is present (Auto or Cuda), else the CPU,
-// and `note` says why CUDA is not used (no module, no driver, no device, out of device memory), for
-// ModelInfo::device: a working model beats an error.
+// and `note` says why CUDA is not used (no module, no driver, no device, out of device memory), or
+// that CUDA keeps another cache type than the one asked for, for ModelInfo::device: a working
+// model beats an error.
 std::unique_ptr<Backend> make_backend(const LoadParams& params, const Checkpoint& ckpt, std::string* note) {
     if (params.backend != BackendKind::Cpu) {
         std::string why;
@@ -30,12 +32,15 @@ std::unique_ptr<Backend> make_backend(const LoadParams& params, const Checkpoint
             opts.use_graphs = params.cuda_graphs;
             opts.f32_as_bf16 = params.cuda_f32_as_bf16;
             opts.kv_budget_bytes = params.kv_cache_bytes;
-            opts.kv_dtype = kv_dtype_of(params.kv_cache_type);
+            std::string kv_note;
+            opts.kv_dtype = kv_dtype_of(kv_cache_type_held(BackendKind::Cuda, params.kv_cache_type, &kv_note));
             opts.on_progress = [&params](float f, const std::string& stage) {
                 report(params, 0.6f + 0.3f * std::clamp(f, 0.0f, 1.0f), stage);
             };
             try {
-                return make_cuda_backend(ckpt, opts);
+                std::unique_ptr<Backend> cuda = make_cuda_backend(ckpt, opts);
+                *note = kv_note;
+                return cuda;
             } catch (const EngineError& e) {
                 *note = std::string("CUDA failed: ") + e.what();
             }
@@ -143,7 +148,7 @@ std::unique_ptr<LoadedModel> load_model(const LoadParams& params) {
     const int trained_context = c.seq_len;
     const ContextChoice context =
         choose_context(params, trained_context, double(bytes_per_block) / params.block_size,
-                       m->backend->kv_memory_available(), kv_cache_type_name(params.kv_cache_type));
+                       m->backend->kv_memory_available(), dtype_name(m->backend->kv_dtype()));
     if (context.n_ctx < c.seq_len) {
         c.seq_len = context.n_ctx;
         m->backend->limit_context(context.n_ctx);

@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "llamadesk/engine.h"
+#include "sampling/sampling_params.h"
 
 namespace llamadesk {
 

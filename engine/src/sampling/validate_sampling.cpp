@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include "llamadesk/engine.h"
+#include "sampling/sampling_params.h"
 
 namespace llamadesk {
 

@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "llamadesk/engine.h"
+#include "core/status.h"
 #include "model/checkpoint.h"
 
 namespace llamadesk {

@@ -11,6 +11,7 @@
 
 #include "backends/backend.h"
 #include "backends/cuda/cuda_bench_support.h"
+#include "cache/kv_cache_type.h"
 #include "bench_runner.h"
 #include "core/error.h"
 #include "memory_bandwidth.h"

@@ -140,6 +140,39 @@ private slots:
         QCOMPARE(pool.n_cached(1), 0);
     }
 
+    // A full block's chain key names its tokens and all before them: computed once as the block is
+    // filled, continued for the blocks a history would have next, and never given for a block a
+    // context shift rewrote.
+    void chain_keys_name_whole_prefixes() {
+        KvPool pool = pool_of(16);
+        const std::vector<int32_t> history = tokens(3 * kBlock + 5);
+        QVERIFY(pool.chain_keys(1).empty());
+        const std::vector<uint64_t> ahead = pool.next_chain_keys(1, history, int(history.size()));
+        QCOMPARE(ahead.size(), size_t(3));  // whole blocks only
+        QCOMPARE(pool.next_chain_keys(1, history, 2 * kBlock + 3).size(), size_t(2));  // ending by the limit
+        pool.reserve(1, int(history.size()));
+        pool.set_cached(1, int(history.size()), history);
+        QVERIFY(std::equal(ahead.begin(), ahead.end(), pool.chain_keys(1).begin(), pool.chain_keys(1).end()));
+        QVERIFY(pool.next_chain_keys(1, history, int(history.size())).empty());  // its cache ends mid-block
+
+        // Another history with the same first block: the same first key, then others.
+        std::vector<int32_t> other = history;
+        other[size_t(kBlock) + 1] += 1000;
+        const std::vector<uint64_t> theirs = pool.next_chain_keys(2, other, int(other.size()));
+        QCOMPARE(theirs[0], ahead[0]);
+        QVERIFY(theirs[1] != ahead[1] && theirs[2] != ahead[2]);  // a change names every later block anew
+
+        // Cut back to two blocks: the next key continues the chain where it ends.
+        pool.truncate(1, 2 * kBlock);
+        QCOMPARE(pool.chain_keys(1).size(), size_t(2));
+        QCOMPARE(pool.next_chain_keys(1, history, int(history.size())), std::vector<uint64_t>({ahead[2]}));
+
+        // After a shift from block 1 on, only block 0 keeps its key.
+        pool.make_private_from(1, 1, [](int32_t, int32_t) {});
+        QCOMPARE(pool.chain_keys(1).size(), size_t(1));
+        QVERIFY(pool.next_chain_keys(1, history, int(history.size())).empty());
+    }
+
     void a_common_prefix_is_held_once() {
         KvPool pool = pool_of(16);
         const std::vector<int32_t> prompt = tokens(3 * kBlock + 5);

@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "llamadesk/engine.h"
 #include "sampling/sampler.h"
 
 using namespace llamadesk;

@@ -20,7 +20,6 @@ namespace {
 
 // Tokens per forward_chunk(); the activation buffers hold this many rows.
 constexpr int kChunkTokens = 256;
-constexpr DType kKvDtypes[] = {DType::F16, DType::F32, DType::Q8_0};
 
 std::vector<float> to_f32(const TensorView& t) {
     std::vector<float> out(size_t(t.n_elements()));
@@ -54,7 +53,7 @@ int default_threads(int requested) {
 }  // namespace
 
 CpuBackend::CpuBackend(const Checkpoint& ckpt, const CpuBackendOptions& opts, const Kernels& kernels)
-    : Backend(ckpt.config, kChunkTokens, opts.kv_dtype, kKvDtypes), weights_(ckpt.weights), storage_(ckpt.storage),
+    : Backend(ckpt.config, kChunkTokens, opts.kv_dtype, BackendKind::Cpu), weights_(ckpt.weights), storage_(ckpt.storage),
       kernels_(kernels),
       pool_(default_threads(opts.n_threads)), attention_(model_config(), pool_.size()),
       rope_(model_config().head_dim(), model_config().rope()) {

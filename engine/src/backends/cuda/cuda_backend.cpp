@@ -23,7 +23,6 @@ constexpr int64_t kWidenElements = int64_t(16) << 20;
 // Decode splits each head's positions so that n_heads * splits blocks put about 8 blocks (32
 // warps) on every multiprocessor: each warp walks its positions one by one, so long contexts
 // need many warps in flight to keep memory busy.
-constexpr DType kKvDtypes[] = {DType::F16, DType::F32};  // the q8_0 cache is CPU only for now
 
 int decode_splits_for(const DeviceInfo& device, const ModelConfig& c) {
     const int want = (8 * device.n_multiprocessors + c.n_heads - 1) / c.n_heads;
@@ -34,7 +33,7 @@ int decode_splits_for(const DeviceInfo& device, const ModelConfig& c) {
 
 CudaBackend::CudaBackend(const DeviceInfo& device, const CudaBackendOptions& opts,
                          std::unique_ptr<Stream> stream, DeviceModel model)
-    : Backend(model.config, kChunkTokens, opts.kv_dtype, kKvDtypes), device_(device), opts_(opts), stream_(std::move(stream)),
+    : Backend(model.config, kChunkTokens, opts.kv_dtype, BackendKind::Cuda), device_(device), opts_(opts), stream_(std::move(stream)),
       model_(std::move(model)), gemm_(stream_->get()) {
     const ModelConfig& c = model_.config;
     if (!attention_supports_head_dim(c.head_dim()))

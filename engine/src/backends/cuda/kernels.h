@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "cache/kv_layout.h"
-#include "llamadesk/engine.h"
+#include "sampling/sampling_params.h"
 #include "model/dtype.h"
 #include "model/rope.h"
 

@@ -1,5 +1,6 @@
-// One conversation's state: its turns as text and the token history the model sees. Which part of
-// that history the KV cache holds, and in which blocks, is the pool's (cache/kv_pool.h).
+// What the engine holds of one conversation, a Sequence: its turns as text and the token history
+// the model sees. Which part of that history the KV cache holds, and in which blocks, is the pool's
+// (cache/kv_pool.h). The window's saved conversations and its list entries are other types.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +21,7 @@ struct Turn {
     int end = 0;    // one past the answer's last token (its EOS for Llama2Chat)
 };
 
-struct Conversation {
+struct Sequence {
     ConversationId id = 0;
     ChatFormat format = ChatFormat::Llama2Chat;
     std::string system_prompt;        // Llama2Chat: merged into the first turn
@@ -34,20 +35,20 @@ struct Conversation {
 
 // Tokenizes the turns' text again (after a restore or a model change). Computes nothing; the
 // caller has already dropped the cache.
-void rebuild_history(Conversation& conv, const Tokenizer& tok);
+void rebuild_history(Sequence& conv, const Tokenizer& tok);
 
 // Keeps the first n_turns turns and the history up to where turn n_turns began; returns the history's
 // new length (the caller truncates the cache to it).
-int truncate_history(Conversation& conv, int n_turns);
+int truncate_history(Sequence& conv, int n_turns);
 
 // conv was evicted from the pool: it is prefilled again when next used.
-void note_eviction(Conversation& conv, const Eviction& eviction);
+void note_eviction(Sequence& conv, const Eviction& eviction);
 
 // What user_text adds as conv's next turn; the system prompt applies only to a first turn.
-TurnSize measure_user_turn(const Tokenizer& tok, const Conversation& conv, const std::string& user_text,
+TurnSize measure_user_turn(const Tokenizer& tok, const Sequence& conv, const std::string& user_text,
                            const std::string& system_prompt, int context_length);
 
 // pool is null when no model is loaded.
-ConversationStats conversation_stats_of(const Conversation& conv, const KvPool* pool, int context_length);
+ConversationStats conversation_stats_of(const Sequence& conv, const KvPool* pool, int context_length);
 
 }  // namespace llamadesk

@@ -1,4 +1,4 @@
-#include "engine/conversation.h"
+#include "engine/sequence.h"
 
 #include <algorithm>
 
@@ -6,7 +6,7 @@
 
 namespace llamadesk {
 
-void rebuild_history(Conversation& conv, const Tokenizer& tok) {
+void rebuild_history(Sequence& conv, const Tokenizer& tok) {
     conv.history.clear();
     for (size_t i = 0; i < conv.turns.size(); ++i) {
         Turn& turn = conv.turns[i];
@@ -21,7 +21,7 @@ void rebuild_history(Conversation& conv, const Tokenizer& tok) {
     conv.history_stale = false;
 }
 
-int truncate_history(Conversation& conv, int n_turns) {
+int truncate_history(Sequence& conv, int n_turns) {
     if (n_turns < int(conv.turns.size())) {
         const int cut = conv.turns[size_t(n_turns)].begin;
         conv.turns.resize(size_t(n_turns));
@@ -31,12 +31,12 @@ int truncate_history(Conversation& conv, int n_turns) {
     return int(conv.history.size());
 }
 
-void note_eviction(Conversation& conv, const Eviction& eviction) {
+void note_eviction(Sequence& conv, const Eviction& eviction) {
     conv.evicted_tokens = std::max(conv.evicted_tokens, eviction.n_cached);
     ++conv.times_evicted;
 }
 
-TurnSize measure_user_turn(const Tokenizer& tok, const Conversation& conv, const std::string& user_text,
+TurnSize measure_user_turn(const Tokenizer& tok, const Sequence& conv, const std::string& user_text,
                            const std::string& system_prompt, int context_length) {
     TurnSize s;
     s.alone_tokens = int(render_user_turn(tok, conv.format, true, system_prompt, user_text, conv.date).size());
@@ -48,7 +48,7 @@ TurnSize measure_user_turn(const Tokenizer& tok, const Conversation& conv, const
     return s;
 }
 
-ConversationStats conversation_stats_of(const Conversation& conv, const KvPool* pool, int context_length) {
+ConversationStats conversation_stats_of(const Sequence& conv, const KvPool* pool, int context_length) {
     ConversationStats s;
     s.id = conv.id;
     s.history_tokens = int(conv.history.size());

@@ -1,0 +1,32 @@
+# The layers ARCHITECTURE.md draws, checked over the source tree:
+#   1. no engine module below engine/ includes the public header llamadesk/engine.h (the public
+#      header is the top floor: it includes the shared types from the modules, never the reverse);
+#   2. the app and the remote engine reach the engine only through llamadesk/ headers.
+# Usage: cmake -DROOT=<source dir> -P check_layers.cmake
+set(problems "")
+# Adds "<file>: <why>" to problems for each of files holding a line that matches regex.
+function(flag files regex why)
+    foreach(f ${files})
+        file(STRINGS ${f} hits REGEX "${regex}")
+        if(hits)
+            list(APPEND problems "${f}: ${why} (${hits})")
+        endif()
+    endforeach()
+    set(problems ${problems} PARENT_SCOPE)
+endfunction()
+set(modules core model readers synthetic tokenizer cache sampling chat backends)
+foreach(module ${modules})
+    file(GLOB_RECURSE files ${ROOT}/engine/src/${module}/*.h ${ROOT}/engine/src/${module}/*.cpp
+         ${ROOT}/engine/src/${module}/*.cu ${ROOT}/engine/src/${module}/*.cuh)
+    flag("${files}" "^#include \"llamadesk/engine.h\"" "includes the public header from below it")
+endforeach()
+string(JOIN "|" internal ${modules} engine)
+foreach(dir app remote)
+    file(GLOB_RECURSE files ${ROOT}/${dir}/*.h ${ROOT}/${dir}/*.cpp)
+    flag("${files}" "^#include \"(${internal})/" "includes the engine's insides")
+endforeach()
+if(problems)
+    string(JOIN "\n  " text ${problems})
+    message(FATAL_ERROR "layering broken:\n  ${text}")
+endif()
+message(STATUS "layers hold: ${modules} below llamadesk/engine.h; app/ and remote/ use only llamadesk/")
