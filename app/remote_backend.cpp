@@ -1,5 +1,7 @@
 #include "remote_backend.h"
 
+#include <deque>
+
 using namespace llamadesk;
 using namespace llamadesk::remote;
 
@@ -127,6 +129,23 @@ GenerationResult RemoteBackend::continue_answer(ConversationId id, const Generat
                                      "a server cannot continue a chat answer where it stopped; Regenerate asks "
                                      "again (plain completion conversations can be continued)"));
     return answer(*c, id, c->turns.back(), true, params, on_token, cancel);
+}
+
+std::vector<GenerationResult> RemoteBackend::generate_batch(const std::vector<BatchRequest>& requests,
+                                                           const BatchAdmission& admit) {
+    std::deque<BatchRequest> queue(requests.begin(), requests.end());
+    std::vector<GenerationResult> results;
+    while (!queue.empty()) {
+        const BatchRequest r = std::move(queue.front());
+        queue.pop_front();
+        GenerationResult result = r.resume ? continue_answer(r.conversation, r.params, r.on_token, r.cancel)
+                                           : generate(r.conversation, r.user_text, r.params, r.on_token, r.cancel);
+        if (r.on_finished) r.on_finished(result);
+        results.push_back(std::move(result));
+        if (admit)
+            for (BatchRequest& more : admit()) queue.push_back(std::move(more));
+    }
+    return results;
 }
 
 GenerationResult RemoteBackend::answer(Conversation& c, ConversationId id, ChatTurn turn, bool continuing,

@@ -35,6 +35,10 @@ public:
     llamadesk::GenerationResult continue_answer(llamadesk::ConversationId id, const llamadesk::GenerateParams& params,
                                                 const llamadesk::TokenCallback& on_token,
                                                 const std::atomic<bool>* cancel) override;
+    // The server answers one conversation at a time: each request in turn, and after each answer
+    // those admit brings, in the order they came.
+    std::vector<llamadesk::GenerationResult> generate_batch(const std::vector<llamadesk::BatchRequest>& requests,
+                                                            const llamadesk::BatchAdmission& admit) override;
     llamadesk::Status measure_turn(llamadesk::ConversationId id, const std::string& user_text,
                                    const std::string& system_prompt, llamadesk::TurnSize* out) override;
     llamadesk::Status conversation_stats(llamadesk::ConversationId id, llamadesk::ConversationStats* out) const override;
