@@ -43,17 +43,17 @@ QString ChatController::currentId() const { return current() ? current()->id : Q
 
 QString ChatController::currentTitle() const { return current() ? current()->title : QString(); }
 
-Conversation* ChatController::find(const QString& key) const {
-    if (Conversation* c = conversations_.find(key))
+ConversationItem* ChatController::find(const QString& key) const {
+    if (ConversationItem* c = conversations_.find(key))
         return c;
     return deleted_ && deleted_->conversation->id == key ? deleted_->conversation.get() : nullptr;
 }
 
 void ChatController::loadSaved() {
     QStringList errors;
-    for (Conversation& c : store_.loadAll(&errors)) {
+    for (ConversationRecord& c : store_.loadAll(&errors)) {
         settings_.adopt(c.id);  // one saved before conversations kept their own settings keeps today's
-        Conversation* added = conversations_.append(std::move(c));
+        ConversationItem* added = conversations_.append(ConversationItem(std::move(c)));
         emit requestRestore(added->id, added->turns(), settings_.systemPromptOf(added->id), added->format,
                             conversation_date(*added));
     }
@@ -69,11 +69,11 @@ void ChatController::loadSaved() {
 
 void ChatController::restoreAll() {
     for (int row = 0; row < conversations_.rowCount(); ++row) {
-        const Conversation* c = conversations_.at(row);
+        const ConversationItem* c = conversations_.at(row);
         emit requestRestore(c->id, c->turns(), settings_.systemPromptOf(c->id), c->format, conversation_date(*c));
     }
     if (deleted_) {  // Undo may still bring it back
-        const Conversation* c = deleted_->conversation.get();
+        const ConversationItem* c = deleted_->conversation.get();
         emit requestRestore(c->id, c->turns(), settings_.systemPromptOf(c->id), c->format, conversation_date(*c));
     }
 }
@@ -84,11 +84,11 @@ void ChatController::shutdown() {
         save(current());
     // Answers whose end never arrived are saved as interrupted.
     for (auto it = streams_.cbegin(); it != streams_.cend(); ++it)
-        if (Conversation* c = find(it.key()))
+        if (ConversationItem* c = find(it.key()))
             save(c);
 }
 
-void ChatController::show(Conversation* conversation) {
+void ChatController::show(ConversationItem* conversation) {
     if (draft_save_timer_.isActive() && current() && current() != conversation) {
         draft_save_timer_.stop();
         save(current());
@@ -108,20 +108,20 @@ void ChatController::show(Conversation* conversation) {
     }
 }
 
-Conversation* ChatController::createConversation() {
-    Conversation c;
+ConversationItem* ChatController::createConversation() {
+    ConversationItem c;
     c.id = QUuid::createUuid().toString(QUuid::WithoutBraces);
     c.title = kUntitled;
     c.created = QDateTime::currentDateTimeUtc();
     c.format = model_format_;
     c.stats.context_length = context_length_;
     settings_.adopt(c.id);
-    Conversation* added = conversations_.prepend(std::move(c));
+    ConversationItem* added = conversations_.prepend(std::move(c));
     emit requestFormat(added->id, added->format, conversation_date(*added));
     return added;
 }
 
-void ChatController::save(Conversation* c) {
+void ChatController::save(ConversationItem* c) {
     emit saveRequested(*c);  // a copy: the saver's thread never sees the live object
     conversations_.touched(c);
 }
@@ -129,7 +129,7 @@ void ChatController::save(Conversation* c) {
 QString ChatController::draft() const { return current() ? current()->draft : QString(); }
 
 void ChatController::setDraft(const QString& text) {
-    Conversation* c = current();
+    ConversationItem* c = current();
     if (!c || c->draft == text)
         return;
     c->draft = text;
@@ -147,12 +147,12 @@ int ChatController::draftRoom() const {
 }
 
 void ChatController::measureDraft() {
-    if (Conversation* c = current(); c && !c->draft.isEmpty())
+    if (ConversationItem* c = current(); c && !c->draft.isEmpty())
         emit requestMeasure(c->id, c->draft, settings_.systemPrompt());
 }
 
 void ChatController::onTurnMeasured(const QString& key, const QString& text, const TurnSize& size) {
-    Conversation* c = current();
+    ConversationItem* c = current();
     if (!c || key != c->id || text != c->draft)
         return;  // typed on since: a newer measurement is on its way
     measure_key_ = key;
@@ -166,7 +166,7 @@ void ChatController::send(const QString& text) {
         return;
     if (!current())
         newConversation();
-    Conversation* c = current();
+    ConversationItem* c = current();
     if (streaming(c))
         return;
     if (draftCounted() && measure_text_ == text) {
@@ -189,7 +189,7 @@ void ChatController::send(const QString& text) {
     startGeneration(c, text);
 }
 
-void ChatController::startGeneration(Conversation* c, const QString& text) {
+void ChatController::startGeneration(ConversationItem* c, const QString& text) {
     const QString title_before = c->title;
     if (c->title == kUntitled || c->title.isEmpty())
         c->title = title_from(text);
@@ -200,7 +200,7 @@ void ChatController::startGeneration(Conversation* c, const QString& text) {
     emit requestGenerate(c->id, text, settings_.generateParams());
 }
 
-void ChatController::beginStreaming(Conversation* c, int row, const QString& titleBefore,
+void ChatController::beginStreaming(ConversationItem* c, int row, const QString& titleBefore,
                                     const QString& answerBefore) {
     Stream& stream = streams_[c->id];
     stream = Stream{row, answerBefore, titleBefore, {}, 0};
@@ -219,7 +219,7 @@ void ChatController::stop() {
 }
 
 void ChatController::onTokenGenerated(const QString& key, const QString& piece, const GenerationStats& stats) {
-    Conversation* c = find(key);
+    ConversationItem* c = find(key);
     if (!c)
         return;
     conversations_.setStats(c, stats.conversation);
@@ -236,7 +236,7 @@ void ChatController::onTokenGenerated(const QString& key, const QString& piece, 
 }
 
 void ChatController::onGenerationFinished(const QString& key, const GenerationResult& result, int nTurns) {
-    Conversation* c = find(key);
+    ConversationItem* c = find(key);
     const Stream stream = streams_.take(key);
     const int row = stream.row;
     const QString& before = stream.answer_before;
@@ -273,7 +273,7 @@ void ChatController::onGenerationFinished(const QString& key, const GenerationRe
     measure_timer_.start();
 }
 
-void ChatController::refused(Conversation* c, const QString& question, const Status& status) {
+void ChatController::refused(ConversationItem* c, const QString& question, const Status& status) {
     returnToDraft(c, question);
     if (status.code == ErrorCode::ContextFull && c->remembered_turns() > 0) {
         pending_text_ = question;
@@ -291,7 +291,7 @@ void ChatController::refused(Conversation* c, const QString& question, const Sta
     }
 }
 
-void ChatController::returnToDraft(Conversation* c, const QString& text) {
+void ChatController::returnToDraft(ConversationItem* c, const QString& text) {
     if (c->draft.trimmed().isEmpty())
         c->draft = text;
     else if (!c->draft.contains(text))
@@ -302,7 +302,7 @@ void ChatController::returnToDraft(Conversation* c, const QString& text) {
 
 void ChatController::onStatsChanged(const QString& key, const ConversationStats& conversation,
                                     const PoolStats&) {
-    if (Conversation* c = key.isEmpty() ? nullptr : find(key))
+    if (ConversationItem* c = key.isEmpty() ? nullptr : find(key))
         conversations_.setStats(c, conversation);
 }
 
@@ -314,7 +314,7 @@ void ChatController::onModelLoaded(const QString&, const QString&, const ModelIn
     context_length_ = info.context_length;
     // Conversations not used yet take the new model's format.
     for (int row = 0; row < conversations_.rowCount(); ++row) {
-        Conversation* c = conversations_.at(row);
+        ConversationItem* c = conversations_.at(row);
         if (c->messages.isEmpty() && c->format != model_format_) {
             c->format = model_format_;
             emit requestFormat(c->id, c->format, conversation_date(*c));
@@ -337,7 +337,7 @@ QVariantList ChatController::formats() {
 }
 
 void ChatController::setChatFormat(const QString& format) {
-    Conversation* c = current();
+    ConversationItem* c = current();
     if (!c || streaming(c))
         return;
     const ChatFormat f = format_from_key(format, c->format);
@@ -361,7 +361,7 @@ void ChatController::newConversation() {
 void ChatController::continueInNewConversation() {
     const QString text = std::exchange(pending_text_, QString());
     setContextFull(false);
-    if (Conversation* old = current(); old && !text.isEmpty() && old->draft == text) {
+    if (ConversationItem* old = current(); old && !text.isEmpty() && old->draft == text) {
         old->draft.clear();
         save(old);
     }
@@ -374,7 +374,7 @@ void ChatController::continueInNewConversation() {
 }
 
 void ChatController::clearConversation() {
-    Conversation* c = current();
+    ConversationItem* c = current();
     if (!c || streaming(c))
         return;
     messages_.truncate(c, 0);
@@ -384,12 +384,12 @@ void ChatController::clearConversation() {
 }
 
 void ChatController::selectConversation(int row) {
-    if (Conversation* c = conversations_.at(row); c && c != current())
+    if (ConversationItem* c = conversations_.at(row); c && c != current())
         show(c);
 }
 
-void ChatController::addConversation(Conversation conversation) {
-    Conversation* added = conversations_.prepend(std::move(conversation));
+void ChatController::addConversation(ConversationRecord conversation) {
+    ConversationItem* added = conversations_.prepend(ConversationItem(std::move(conversation)));
     save(added);
     emit requestRestore(added->id, added->turns(), settings_.systemPromptOf(added->id), added->format,
                         conversation_date(*added));
@@ -397,7 +397,7 @@ void ChatController::addConversation(Conversation conversation) {
 }
 
 void ChatController::renameConversation(int row, const QString& title) {
-    Conversation* c = conversations_.at(row);
+    ConversationItem* c = conversations_.at(row);
     if (!c || title.trimmed().isEmpty())
         return;
     c->title = title.trimmed();
@@ -406,7 +406,7 @@ void ChatController::renameConversation(int row, const QString& title) {
 }
 
 void ChatController::deleteConversation(int row) {
-    Conversation* c = conversations_.at(row);
+    ConversationItem* c = conversations_.at(row);
     if (!c)
         return;
     commitDelete();  // one undo at a time
@@ -432,13 +432,13 @@ void ChatController::undoDelete() {
     undo_timer_.stop();
     const std::unique_ptr<Deleted> d = std::move(deleted_);
     // The blank conversation that stood in for the deleted one goes again.
-    if (Conversation* blank = current(); blank && blank->messages.isEmpty() && blank->draft.isEmpty()) {
+    if (ConversationItem* blank = current(); blank && blank->messages.isEmpty() && blank->draft.isEmpty()) {
         const QString id = blank->id;
         messages_.show(nullptr);
         conversations_.take(conversations_.rowOf(id));
         emit requestDelete(id);
     }
-    Conversation* c = conversations_.insert(d->row, std::move(d->conversation));
+    ConversationItem* c = conversations_.insert(d->row, std::move(d->conversation));
     emit undoDeleteChanged();
     show(c);
 }
@@ -456,7 +456,7 @@ void ChatController::commitDelete() {
 }
 
 void ChatController::regenerate() {
-    Conversation* c = current();
+    ConversationItem* c = current();
     const int n = c ? int(c->messages.size()) : 0;
     if (streaming(c) || n < 2 || c->messages[n - 1].role != Message::Role::Assistant ||
         c->messages[n - 2].forgotten)
@@ -469,7 +469,7 @@ void ChatController::regenerate() {
 }
 
 void ChatController::continueAnswer() {
-    Conversation* c = current();
+    ConversationItem* c = current();
     if (!c || streaming(c) || c->messages.isEmpty() || !can_continue(c->messages.last()) ||
         c->messages.last().forgotten)
         return;
@@ -480,7 +480,7 @@ void ChatController::continueAnswer() {
 }
 
 void ChatController::editAndResend(int messageRow, const QString& text) {
-    Conversation* c = current();
+    ConversationItem* c = current();
     if (!c || streaming(c) || messageRow < 0 || messageRow >= c->messages.size() ||
         c->messages[messageRow].role != Message::Role::User || text.trimmed().isEmpty())
         return;
@@ -491,7 +491,7 @@ void ChatController::editAndResend(int messageRow, const QString& text) {
 }
 
 void ChatController::deleteExchange(int messageRow) {
-    Conversation* c = current();
+    ConversationItem* c = current();
     if (!c || streaming(c) || messageRow < 0 || messageRow >= c->messages.size())
         return;
     const int question = c->messages[messageRow].role == Message::Role::User ? messageRow : messageRow - 1;
@@ -512,7 +512,7 @@ void ChatController::deleteExchange(int messageRow) {
 }
 
 void ChatController::dropOldestTurnsAndContinue() {
-    Conversation* c = current();
+    ConversationItem* c = current();
     setContextFull(false);
     if (!c || streaming(c))
         return;

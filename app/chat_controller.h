@@ -114,7 +114,7 @@ public:
     void setDropOldestWhenFull(bool on) { drop_oldest_when_full_ = on; }
     Q_INVOKABLE void copyText(const QString& text);
     // An imported conversation, added at the top of the list and saved; its id must be new.
-    void addConversation(Conversation conversation);
+    void addConversation(ConversationRecord conversation);
 
 public slots:
     void onTokenGenerated(const QString& key, const QString& piece, const llamadesk::GenerationStats& stats);
@@ -140,7 +140,7 @@ signals:
     void requestMeasure(const QString& key, const QString& text, const QString& systemPrompt);
     void requestPublish(const QString& key);
 
-    void saveRequested(const Conversation& conversation);
+    void saveRequested(const ConversationRecord& conversation);
     void removeRequested(const QString& id);
 
     void currentChanged();
@@ -154,7 +154,7 @@ signals:
 private:
     // A conversation taken out of the list, kept until its undo time is over.
     struct Deleted {
-        std::unique_ptr<Conversation> conversation;
+        std::unique_ptr<ConversationItem> conversation;
         int row = 0;
     };
     static constexpr int kUndoMs = 6000;
@@ -163,16 +163,16 @@ private:
     static constexpr int kStreamSaveTokens = 64;
     static constexpr int kMeasureDelayMs = 150;
 
-    Conversation* current() const { return messages_.conversation(); }
-    Conversation* find(const QString& key) const;
-    void show(Conversation* conversation);
-    Conversation* createConversation();
-    void startGeneration(Conversation* c, const QString& text);
-    void beginStreaming(Conversation* c, int row, const QString& titleBefore, const QString& answerBefore);
-    bool streaming(const Conversation* c) const { return c && streams_.contains(c->id); }
-    void refused(Conversation* c, const QString& question, const llamadesk::Status& status);
-    void returnToDraft(Conversation* c, const QString& text);
-    void save(Conversation* c);
+    ConversationItem* current() const { return messages_.conversation(); }
+    ConversationItem* find(const QString& key) const;
+    void show(ConversationItem* conversation);
+    ConversationItem* createConversation();
+    void startGeneration(ConversationItem* c, const QString& text);
+    void beginStreaming(ConversationItem* c, int row, const QString& titleBefore, const QString& answerBefore);
+    bool streaming(const ConversationItem* c) const { return c && streams_.contains(c->id); }
+    void refused(ConversationItem* c, const QString& question, const llamadesk::Status& status);
+    void returnToDraft(ConversationItem* c, const QString& text);
+    void save(ConversationItem* c);
     void setContextFull(bool on);
     bool measured() const;
     void measureDraft();

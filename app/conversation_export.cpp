@@ -14,7 +14,7 @@ QString role_name(Message::Role role) { return role == Message::Role::User ? "us
 QString iso(const QDateTime& t) { return t.isValid() ? t.toString(Qt::ISODateWithMs) : QString(); }
 
 QJsonObject conversation_json(const ConversationExport& e) {
-    const Conversation& c = e.conversation;
+    const ConversationRecord& c = e.conversation;
     QJsonArray messages;
     for (const Message& m : c.messages) {
         QJsonObject o{{"role", role_name(m.role)}, {"text", m.text}, {"time", iso(m.time)}};
@@ -36,7 +36,7 @@ QJsonObject conversation_json(const ConversationExport& e) {
 
 std::optional<ConversationExport> conversation_from(const QJsonObject& o, QString* error) {
     ConversationExport e;
-    Conversation& c = e.conversation;
+    ConversationRecord& c = e.conversation;
     c.id = o.value("id").toString();
     c.title = o.value("title").toString();
     c.created = QDateTime::fromString(o.value("created").toString(), Qt::ISODateWithMs);
@@ -76,7 +76,7 @@ std::optional<ConversationExport> conversation_from(const QJsonObject& o, QStrin
 }  // namespace
 
 QString export_markdown(const ConversationExport& e) {
-    const Conversation& c = e.conversation;
+    const ConversationRecord& c = e.conversation;
     QString out = "# " + c.title + "\n\n";
     QStringList facts;
     if (c.created.isValid())

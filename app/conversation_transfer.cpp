@@ -17,7 +17,7 @@ QString conversations(qsizetype n) {
 
 ConversationTransfer::ConversationTransfer(ChatController* chat, QObject* parent) : QObject(parent), chat_(chat) {}
 
-ConversationExport ConversationTransfer::exportOf(const Conversation& c) const {
+ConversationExport ConversationTransfer::exportOf(const ConversationRecord& c) const {
     return {c, chat_->settings()->systemPromptOf(c.id), chat_->settings()->samplingOf(c.id)};
 }
 
@@ -34,12 +34,12 @@ bool ConversationTransfer::write(const QUrl& file, const QByteArray& bytes, cons
 }
 
 bool ConversationTransfer::exportMarkdown(int row, const QUrl& file) {
-    const Conversation* c = chat_->conversations()->at(row);
+    const ConversationItem* c = chat_->conversations()->at(row);
     return c && write(file, export_markdown(exportOf(*c)).toUtf8(), "“" + c->title + "”");
 }
 
 bool ConversationTransfer::exportJson(int row, const QUrl& file) {
-    const Conversation* c = chat_->conversations()->at(row);
+    const ConversationItem* c = chat_->conversations()->at(row);
     return c && write(file, export_json({exportOf(*c)}), "“" + c->title + "”");
 }
 
@@ -71,7 +71,7 @@ int ConversationTransfer::importFile(const QUrl& file) {
     }
     // The file's order is the list's (newest first); prepending from the end keeps it.
     for (auto it = imported->rbegin(); it != imported->rend(); ++it) {
-        Conversation c = std::move(it->conversation);
+        ConversationRecord c = std::move(it->conversation);
         // Always a new id: importing a file twice, or beside its own original, replaces nothing.
         c.id = QUuid::createUuid().toString(QUuid::WithoutBraces);
         chat_->settings()->assign(c.id, it->system_prompt, it->sampling);
@@ -83,7 +83,7 @@ int ConversationTransfer::importFile(const QUrl& file) {
 }
 
 QString ConversationTransfer::suggestedName(int row, const QString& extension) const {
-    const Conversation* c = chat_->conversations()->at(row);
+    const ConversationItem* c = chat_->conversations()->at(row);
     QString name = c ? c->title : QStringLiteral("conversation");
     name.remove(QRegularExpression(QStringLiteral(R"([*?"<>|\x00-\x1f])")));
     name.replace(QRegularExpression(QStringLiteral(R"([/\\:])")), QStringLiteral("-"));

@@ -32,7 +32,7 @@ signals:
     void failed(const QString& message);
 
 private:
-    ConversationExport exportOf(const Conversation& c) const;
+    ConversationExport exportOf(const ConversationRecord& c) const;
     bool write(const QUrl& file, const QByteArray& bytes, const QString& what);
 
     ChatController* chat_;

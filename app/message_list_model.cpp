@@ -116,14 +116,14 @@ void MessageListModel::setDark(bool dark) {
         emit dataChanged(index(0), index(rowCount() - 1), {BlocksRole});
 }
 
-void MessageListModel::show(Conversation* conversation) {
+void MessageListModel::show(ConversationItem* conversation) {
     beginResetModel();
     shown_ = conversation;
     endResetModel();
     emit countChanged();
 }
 
-void MessageListModel::append(Conversation* c, const Message& message) {
+void MessageListModel::append(ConversationItem* c, const Message& message) {
     const int row = int(c->messages.size());
     if (c == shown_)
         beginInsertRows({}, row, row);
@@ -134,14 +134,14 @@ void MessageListModel::append(Conversation* c, const Message& message) {
     }
 }
 
-void MessageListModel::appendText(Conversation* c, int row, const QString& piece) {
+void MessageListModel::appendText(ConversationItem* c, int row, const QString& piece) {
     if (row < 0 || row >= c->messages.size())
         return;
     c->messages[row].text += piece;
     changed(c, row, row + 1);
 }
 
-void MessageListModel::setStreaming(Conversation* c, int row) {
+void MessageListModel::setStreaming(ConversationItem* c, int row) {
     if (row < 0 || row >= c->messages.size())
         return;
     c->messages[row].streaming = true;
@@ -149,7 +149,7 @@ void MessageListModel::setStreaming(Conversation* c, int row) {
     changed(c, row, row + 1);
 }
 
-void MessageListModel::finish(Conversation* c, int row, const QString& text, const QString& stopReason) {
+void MessageListModel::finish(ConversationItem* c, int row, const QString& text, const QString& stopReason) {
     if (row < 0 || row >= c->messages.size())
         return;
     Message& m = c->messages[row];
@@ -159,7 +159,7 @@ void MessageListModel::finish(Conversation* c, int row, const QString& text, con
     changed(c, row, row + 1);
 }
 
-void MessageListModel::remove(Conversation* c, int first, int n) {
+void MessageListModel::remove(ConversationItem* c, int first, int n) {
     if (n <= 0 || first < 0 || first + n > c->messages.size())
         return;
     if (c == shown_)
@@ -171,7 +171,7 @@ void MessageListModel::remove(Conversation* c, int first, int n) {
     }
 }
 
-void MessageListModel::truncate(Conversation* c, int n) {
+void MessageListModel::truncate(ConversationItem* c, int n) {
     const int size = int(c->messages.size());
     if (n >= size)
         return;
@@ -184,7 +184,7 @@ void MessageListModel::truncate(Conversation* c, int n) {
     }
 }
 
-void MessageListModel::forget(Conversation* c, int first, int last) {
+void MessageListModel::forget(ConversationItem* c, int first, int last) {
     last = std::min(last, int(c->messages.size()));
     for (int i = first; i < last; ++i)
         c->messages[i].forgotten = true;
@@ -192,7 +192,7 @@ void MessageListModel::forget(Conversation* c, int first, int last) {
         changed(c, first, last);
 }
 
-void MessageListModel::changed(Conversation* c, int first, int last) {
+void MessageListModel::changed(ConversationItem* c, int first, int last) {
     if (c == shown_)
         emit dataChanged(index(first), index(last - 1));
 }

@@ -36,26 +36,26 @@ public:
     bool dark() const { return dark_; }
     void setDark(bool dark);
 
-    Conversation* conversation() const { return shown_; }
-    void show(Conversation* conversation);
+    ConversationItem* conversation() const { return shown_; }
+    void show(ConversationItem* conversation);
 
-    void append(Conversation* c, const Message& message);
-    void appendText(Conversation* c, int row, const QString& piece);
-    void setStreaming(Conversation* c, int row);
-    void finish(Conversation* c, int row, const QString& text, const QString& stopReason);
+    void append(ConversationItem* c, const Message& message);
+    void appendText(ConversationItem* c, int row, const QString& piece);
+    void setStreaming(ConversationItem* c, int row);
+    void finish(ConversationItem* c, int row, const QString& text, const QString& stopReason);
     // Keeps the first n messages.
-    void truncate(Conversation* c, int n);
+    void truncate(ConversationItem* c, int n);
     // Removes messages [first, first + n).
-    void remove(Conversation* c, int first, int n);
+    void remove(ConversationItem* c, int first, int n);
     // Marks messages [first, last) as outside the model's memory.
-    void forget(Conversation* c, int first, int last);
+    void forget(ConversationItem* c, int first, int last);
 
 signals:
     void countChanged();
     void darkChanged();
 
 private:
-    void changed(Conversation* c, int first, int last);
-    Conversation* shown_ = nullptr;
+    void changed(ConversationItem* c, int first, int last);
+    ConversationItem* shown_ = nullptr;
     bool dark_ = false;
 };

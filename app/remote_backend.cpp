@@ -47,12 +47,12 @@ RemoteBackend::RemoteBackend(const Endpoint& endpoint, int timeout_ms) : session
     info_.chat_format_reason = "the server applies its model's template";
 }
 
-RemoteBackend::Conversation* RemoteBackend::find(ConversationId id) {
+RemoteBackend::History* RemoteBackend::find(ConversationId id) {
     const auto it = conversations_.find(id);
     return it == conversations_.end() ? nullptr : &it->second;
 }
 
-const RemoteBackend::Conversation* RemoteBackend::find(ConversationId id) const {
+const RemoteBackend::History* RemoteBackend::find(ConversationId id) const {
     const auto it = conversations_.find(id);
     return it == conversations_.end() ? nullptr : &it->second;
 }
@@ -63,14 +63,14 @@ ConversationId RemoteBackend::create_conversation(ChatFormat format, const std::
 }
 
 Status RemoteBackend::set_chat_format(ConversationId id, ChatFormat format) {
-    Conversation* c = find(id);
+    History* c = find(id);
     if (!c) return unknown(id);
     c->format = format;
     return Status::success();
 }
 
 Status RemoteBackend::reset_conversation(ConversationId id) {
-    Conversation* c = find(id);
+    History* c = find(id);
     if (!c) return unknown(id);
     c->turns.clear();
     c->system_prompt.clear();
@@ -82,7 +82,7 @@ Status RemoteBackend::delete_conversation(ConversationId id) {
 }
 
 Status RemoteBackend::truncate_turns(ConversationId id, int n_turns) {
-    Conversation* c = find(id);
+    History* c = find(id);
     if (!c) return unknown(id);
     if (n_turns < 0 || size_t(n_turns) > c->turns.size())
         return Status::error(ErrorCode::InvalidArgument, "cannot keep " + std::to_string(n_turns) + " of " +
@@ -92,7 +92,7 @@ Status RemoteBackend::truncate_turns(ConversationId id, int n_turns) {
 }
 
 Status RemoteBackend::drop_oldest_turns(ConversationId id, int n, const std::string& system_prompt) {
-    Conversation* c = find(id);
+    History* c = find(id);
     if (!c) return unknown(id);
     if (n < 0 || size_t(n) > c->turns.size())
         return Status::error(ErrorCode::InvalidArgument, "cannot drop " + std::to_string(n) + " of " +
@@ -104,7 +104,7 @@ Status RemoteBackend::drop_oldest_turns(ConversationId id, int n, const std::str
 
 Status RemoteBackend::restore_turns(ConversationId id, const std::vector<ChatTurn>& turns,
                                     const std::string& system_prompt) {
-    Conversation* c = find(id);
+    History* c = find(id);
     if (!c) return unknown(id);
     c->turns = turns;
     c->system_prompt = system_prompt;
@@ -113,14 +113,14 @@ Status RemoteBackend::restore_turns(ConversationId id, const std::vector<ChatTur
 
 GenerationResult RemoteBackend::generate(ConversationId id, const std::string& user_text, const GenerateParams& params,
                                          const TokenCallback& on_token, const std::atomic<bool>* cancel) {
-    Conversation* c = find(id);
+    History* c = find(id);
     if (!c) return refused(unknown(id));
     return answer(*c, id, {user_text, {}}, false, params, on_token, cancel);
 }
 
 GenerationResult RemoteBackend::continue_answer(ConversationId id, const GenerateParams& params,
                                                 const TokenCallback& on_token, const std::atomic<bool>* cancel) {
-    Conversation* c = find(id);
+    History* c = find(id);
     if (!c) return refused(unknown(id));
     if (c->turns.empty()) return refused(Status::error(ErrorCode::InvalidArgument, "there is no answer to continue"));
     // The chat API starts a new assistant message; going on inside one is not part of it.
@@ -148,7 +148,7 @@ std::vector<GenerationResult> RemoteBackend::generate_batch(const std::vector<Ba
     return results;
 }
 
-GenerationResult RemoteBackend::answer(Conversation& c, ConversationId id, ChatTurn turn, bool continuing,
+GenerationResult RemoteBackend::answer(History& c, ConversationId id, ChatTurn turn, bool continuing,
                                        const GenerateParams& params, const TokenCallback& on_token,
                                        const std::atomic<bool>* cancel) {
     GenerationResult result;
@@ -232,7 +232,7 @@ Status RemoteBackend::measure_turn(ConversationId, const std::string&, const std
 }
 
 Status RemoteBackend::conversation_stats(ConversationId id, ConversationStats* out) const {
-    const Conversation* c = find(id);
+    const History* c = find(id);
     if (!c) return unknown(id);
     *out = ConversationStats{};
     out->id = id;

@@ -115,7 +115,7 @@ private slots:
         QCOMPARE(answer.data(MessageListModel::TextRole).toString(), pieces);
         QCOMPARE(answer.data(MessageListModel::StreamingRole).toBool(), false);
         // What an export says of it: the model that wrote it and when each message began.
-        const Conversation* c = chat()->messages()->conversation();
+        const ConversationItem* c = chat()->messages()->conversation();
         QCOMPARE(c->model, f_->app->model()->name());
         QVERIFY(c->messages[0].time.isValid() && c->messages[1].time >= c->messages[0].time);
     }
@@ -269,7 +269,7 @@ private slots:
         QVERIFY2(events.indexOf("started " + b) < events.indexOf("finished " + a), qPrintable(events.join(", ")));
         const std::string text_a = answer_of(a)->result.text, text_b = answer_of(b)->result.text;
         QVERIFY(answer_of(a)->result.status.ok() && answer_of(b)->result.status.ok());
-        const Conversation* shown_a = chat()->conversations()->find(a);
+        const ConversationItem* shown_a = chat()->conversations()->find(a);
         QCOMPARE(shown_a->messages.size(), 2);
         QCOMPARE(shown_a->messages[1].text, QString::fromStdString(text_a));
         QCOMPARE(chat()->conversations()->find(b)->messages[1].text, QString::fromStdString(text_b));

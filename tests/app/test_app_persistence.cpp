@@ -20,8 +20,8 @@
 
 namespace {
 
-Conversation sample(int version, int n_messages) {
-    Conversation c;
+ConversationRecord sample(int version, int n_messages) {
+    ConversationRecord c;
     c.id = "0b9a4c6e-persist";
     c.title = QString("version %1").arg(version);
     c.created = QDateTime::fromMSecsSinceEpoch(1700000000000, Qt::UTC);
@@ -70,7 +70,7 @@ int stream_until_saved(const QString& root, const QString& model) {
         QFile file(path);
         if (!file.open(QIODevice::ReadOnly))
             return;
-        const std::optional<Conversation> c = ConversationStore::fromJson(file.readAll());
+        const std::optional<ConversationRecord> c = ConversationStore::fromJson(file.readAll());
         if (c && c->messages.size() == 2 && !c->messages[1].text.isEmpty()) {
             std::fputs(c->messages[1].stop_reason == kInterrupted ? "saved\n" : "ended\n", stdout);
             std::fflush(stdout);
@@ -90,7 +90,7 @@ private slots:
     void roundTrip() {
         QTemporaryDir dir;
         const ConversationStore store(dir.path());
-        Conversation c = sample(7, 5);
+        ConversationRecord c = sample(7, 5);
         c.format = llamadesk::ChatFormat::Completion;
         c.draft = "words typed and not sent";
         c.model = "Llama-3.2-1B-Instruct-Q4_K_M";
@@ -100,10 +100,10 @@ private slots:
         c.messages.append(streaming);
         QVERIFY(store.save(c));
         QStringList errors;
-        const QList<Conversation> loaded = store.loadAll(&errors);
+        const QList<ConversationRecord> loaded = store.loadAll(&errors);
         QVERIFY2(errors.isEmpty(), qPrintable(errors.join('\n')));
         QCOMPARE(loaded.size(), 1);
-        const Conversation& back = loaded.first();
+        const ConversationRecord& back = loaded.first();
         QCOMPARE(back.id, c.id);
         QCOMPARE(back.title, c.title);
         QCOMPARE(back.created, c.created);
@@ -187,7 +187,7 @@ private slots:
             QFile file(store.pathOf(sample(0, 1).id));
             QVERIFY(file.open(QIODevice::ReadOnly));
             QString error;
-            const std::optional<Conversation> c = ConversationStore::fromJson(file.readAll(), &error);
+            const std::optional<ConversationRecord> c = ConversationStore::fromJson(file.readAll(), &error);
             QVERIFY2(c, qPrintable(QString("round %1: %2").arg(round).arg(error)));
             QCOMPARE(c->messages.size(), 400);
             newer_seen += c->title != "version 0" ? 1 : 0;
@@ -352,7 +352,7 @@ private slots:
             QVERIFY(wait_until([&] { return streaming; }, 60000));
             QVERIFY(f.app->chat()->generating());
         }  // the window closes
-        const QList<Conversation> saved = ConversationStore(dir.path() + "/data").loadAll();
+        const QList<ConversationRecord> saved = ConversationStore(dir.path() + "/data").loadAll();
         QCOMPARE(saved.size(), 1);
         QCOMPARE(saved[0].id, id);
         QCOMPARE(saved[0].messages.size(), 2);
@@ -399,7 +399,7 @@ private slots:
         QCOMPARE(ConversationStore(dir.path()).loadAll().first().title, QString("version 1"));
         QVERIFY(mount.setReadOnly(false));
         QVERIFY(QTest::qWaitFor([&] { return recovered.size() == 1; }, 5000));
-        const QList<Conversation> saved = ConversationStore(dir.path()).loadAll();
+        const QList<ConversationRecord> saved = ConversationStore(dir.path()).loadAll();
         QCOMPARE(saved.size(), 1);
         QCOMPARE(saved.first().title, QString("version 3"));
         QCOMPARE(saved.first().messages.size(), 6);

@@ -19,7 +19,7 @@ namespace {
 
 const QString kKey = QStringLiteral("sk-app-test-5ecret");
 
-const Conversation* current(AppFixture& f) { return f.app->chat()->conversations()->find(f.app->chat()->currentId()); }
+const ConversationItem* current(AppFixture& f) { return f.app->chat()->conversations()->find(f.app->chat()->currentId()); }
 
 // Every file under dir except the key store, concatenated.
 QByteArray everything_but_keys(const QString& dir) {
@@ -60,7 +60,7 @@ private slots:
 
         const AppFixture::Finished* done = f.sendAndWait("Tell me a story");
         QVERIFY(done);
-        const Conversation* c = current(f);
+        const ConversationItem* c = current(f);
         QCOMPARE(c->messages.size(), 2);
         QCOMPARE(c->messages[1].text, QStringLiteral("Once upon"));  // kept
         QCOMPARE(c->messages[1].stop_reason, QStringLiteral("error"));  // and marked

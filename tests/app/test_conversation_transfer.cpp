@@ -10,8 +10,8 @@
 
 namespace {
 
-Conversation sample(const QString& title, int exchanges) {
-    Conversation c;
+ConversationRecord sample(const QString& title, int exchanges) {
+    ConversationRecord c;
     c.id = QUuid::createUuid().toString(QUuid::WithoutBraces);
     c.title = title;
     c.created = QDateTime(QDate(2026, 11, 30), QTime(9, 15, 2, 250), Qt::UTC);
@@ -38,7 +38,7 @@ class TestConversationTransfer : public QObject {
     ChatController* chat() { return fixture_->app->chat(); }
     ConversationTransfer* transfer() { return fixture_->app->transfer(); }
 
-    void add(const Conversation& c, const QString& systemPrompt, const QVariantMap& sampling) {
+    void add(const ConversationRecord& c, const QString& systemPrompt, const QVariantMap& sampling) {
         QCOMPARE(chat()->settings()->assign(c.id, systemPrompt, sampling), QString());
         chat()->addConversation(c);
     }
@@ -48,7 +48,7 @@ private slots:
     void cleanup() { fixture_.reset(); }
 
     void jsonRoundTripKeepsEverything() {
-        const Conversation original = sample("Llamas & <alpacas>", 2);
+        const ConversationRecord original = sample("Llamas & <alpacas>", 2);
         add(original, "You answer briefly.", {{"temperature", 0.3}, {"topK", 7}, {"seed", 42}});
         QSignalSpy done(transfer(), &ConversationTransfer::done);
         QVERIFY(transfer()->exportJson(0, file_in(out_, "one.json")));
@@ -57,7 +57,7 @@ private slots:
 
         QCOMPARE(transfer()->importFile(file_in(out_, "one.json")), 1);
         QCOMPARE(chat()->conversations()->rowCount(), 2);
-        const Conversation* back = chat()->conversations()->at(0);
+        const ConversationItem* back = chat()->conversations()->at(0);
         QVERIFY(back->id != original.id);  // never replaces what is there
         QCOMPARE(back->title, original.title);
         QCOMPARE(back->created, original.created);
@@ -155,7 +155,7 @@ private slots:
     }
 
     void suggestedNamesAreFileNames() {
-        Conversation c = sample("What is a/b: \"ratio\"?", 0);
+        ConversationRecord c = sample("What is a/b: \"ratio\"?", 0);
         add(c, {}, {});
         QCOMPARE(transfer()->suggestedName(0, "md"), QString("What is a-b- ratio.md"));
     }

@@ -21,7 +21,7 @@ class MessageListModelTest : public QObject {
 
 private slots:
     void rawHtmlInAnAnswerIsShownAsText() {
-        Conversation c;
+        ConversationItem c;
         c.messages.append({Message::Role::Assistant, "**bold** and <b>raw</b> <img src=x>", false, "eos", false});
         MessageListModel model;
         model.show(&c);
@@ -33,7 +33,7 @@ private slots:
 
     // The view's font sets the size (the window's zoom); the document's default must not override it.
     void theTextSizeIsTheViews() {
-        Conversation c;
+        ConversationItem c;
         c.messages.append({Message::Role::Assistant, "plain words", false, "eos", false});
         MessageListModel model;
         model.show(&c);
@@ -45,7 +45,7 @@ private slots:
     }
 
     void answersCutShortCanBeContinued() {
-        Conversation c;
+        ConversationItem c;
         for (const char* reason : {"eos", "cancelled", "max tokens", "interrupted", "context full", "error"})
             c.messages.append({Message::Role::Assistant, "text", false, reason, false});
         c.messages.append({Message::Role::User, "question", false, {}, false});
@@ -58,7 +58,7 @@ private slots:
     }
 
     void forgottenMessagesStayAndAreMarked() {
-        Conversation c;
+        ConversationItem c;
         for (int i = 0; i < 4; ++i)
             c.messages.append({i % 2 ? Message::Role::Assistant : Message::Role::User, QString::number(i), false, {}, false});
         MessageListModel model;
@@ -74,7 +74,7 @@ private slots:
         QCOMPARE(c.turns()[0].user, std::string("2"));
     }
     void answersComeAsProseAndCodeBlocks() {
-        Conversation c;
+        ConversationItem c;
         c.messages.append({Message::Role::User, "```py\nx\n```", false, {}, false});
         c.messages.append({Message::Role::Assistant,
                            "Try **this**:\n\n```python\nif x < 1: print('<b>')\n```\n\nDone <i>now</i>.", false,
@@ -98,7 +98,7 @@ private slots:
     }
 
     void codeCannotLeaveItsBlock() {
-        Conversation c;
+        ConversationItem c;
         c.messages.append({Message::Role::Assistant, "```html\n</pre><script>alert(1)</script>\n```", false,
                            "eos", false});
         MessageListModel model;
@@ -110,7 +110,7 @@ private slots:
     }
 
     void theStreamingCursorEndsTheLastBlock() {
-        Conversation c;
+        ConversationItem c;
         c.messages.append({Message::Role::Assistant, "Code:\n```cpp\nint x", true, {}, false});
         MessageListModel model;
         model.show(&c);
@@ -133,7 +133,7 @@ private slots:
     }
 
     void darkCodeColours() {
-        Conversation c;
+        ConversationItem c;
         c.messages.append({Message::Role::Assistant, "```rust\nfn main() {}\n```", false, "eos", false});
         MessageListModel model;
         model.show(&c);
@@ -147,7 +147,7 @@ private slots:
 
     // QTextDocument's own table format frames each cell twice (border 1 with spacing 2).
     void tablesHaveSingleBorders() {
-        Conversation c;
+        ConversationItem c;
         c.messages.append({Message::Role::Assistant, "| a | b |\n|---|---|\n| 1 | 2 |\n", false, "eos", false});
         MessageListModel model;
         model.show(&c);
