@@ -13,7 +13,7 @@
 class ConversationListModel : public QAbstractListModel {
     Q_OBJECT
     QML_ELEMENT
-    QML_UNCREATABLE("owned by ChatController")
+    QML_UNCREATABLE("owned by ConversationList")
     Q_PROPERTY(int count READ rowCount NOTIFY countChanged)
 public:
     // AnsweringRole: its last message is an answer still streaming (several conversations may be).

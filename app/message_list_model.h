@@ -10,7 +10,7 @@
 class MessageListModel : public QAbstractListModel {
     Q_OBJECT
     QML_ELEMENT
-    QML_UNCREATABLE("owned by ChatController")
+    QML_UNCREATABLE("owned by ConversationList")
     Q_PROPERTY(int count READ rowCount NOTIFY countChanged)
     // Code blocks coloured for a dark code background instead of a light one.
     Q_PROPERTY(bool dark READ dark WRITE setDark NOTIFY darkChanged)

@@ -63,8 +63,8 @@ int stream_until_saved(const QString& root, const QString& model) {
     f.app->start(QString());
     if (!f.load(model))
         return 1;
-    f.app->chat()->settings()->setMaxNewTokens(4000);
-    const QString path = root + "/data/conversations/" + f.app->chat()->currentId() + ".json";
+    f.app->conversations()->settings()->setMaxNewTokens(4000);
+    const QString path = root + "/data/conversations/" + f.app->conversations()->currentId() + ".json";
     QTimer poll;
     QObject::connect(&poll, &QTimer::timeout, &f, [&] {
         QFile file(path);
@@ -78,7 +78,7 @@ int stream_until_saved(const QString& root, const QString& model) {
         }
     });
     poll.start(5);
-    f.app->chat()->send("Once upon a time");
+    f.app->composer()->send("Once upon a time");
     return wait_until([] { return false; }, 120000) ? 0 : 1;
 }
 
@@ -149,7 +149,7 @@ private slots:
         {
             AppFixture f(dir.path());
             f.app->start(QString());
-            QCOMPARE(f.app->chat()->conversations()->rowCount(), 1);
+            QCOMPARE(f.app->conversations()->model()->rowCount(), 1);
             const QString message = f.app->errorMessage();
             QVERIFY2(message.startsWith("3 saved conversations could not be read"), qPrintable(message));
             for (const QString& name : bad.keys())
@@ -234,17 +234,17 @@ private slots:
             AppFixture f(dir.path());
             f.app->start(QString());
             QVERIFY(f.load(model));
-            f.app->chat()->settings()->setMaxNewTokens(24);
+            f.app->conversations()->settings()->setMaxNewTokens(24);
             const AppFixture::Finished* done = f.sendAndWait("Tell me a story.");
             QVERIFY(done && done->result.status.ok());
-            id = f.app->chat()->currentId();
+            id = f.app->conversations()->currentId();
             first_answer = QString::fromStdString(done->result.text);
         }
         AppFixture f(dir.path());
         f.app->start(QString());
-        QCOMPARE(f.app->chat()->currentId(), id);
-        QCOMPARE(f.app->chat()->messages()->rowCount(), 2);
-        QCOMPARE(f.app->chat()->messages()->index(1).data(MessageListModel::TextRole).toString(), first_answer);
+        QCOMPARE(f.app->conversations()->currentId(), id);
+        QCOMPARE(f.app->conversations()->messages()->rowCount(), 2);
+        QCOMPARE(f.app->conversations()->messages()->index(1).data(MessageListModel::TextRole).toString(), first_answer);
         QVERIFY(f.load(model));
         const AppFixture::Finished* done = f.sendAndWait("And then?");
         QVERIFY(done);
@@ -265,7 +265,7 @@ private slots:
             AppFixture f(dir.path());
             f.app->start(QString());
             QVERIFY(f.load(model));
-            f.app->chat()->settings()->setMaxNewTokens(40);
+            f.app->conversations()->settings()->setMaxNewTokens(40);
             QVERIFY(f.sendAndWait("Tell me a story about the cache."));
             QVERIFY(f.sendAndWait("And what did the blocks do?"));
         }
@@ -307,31 +307,30 @@ private slots:
 
         AppFixture f(dir.path());
         f.app->start(QString());
-        ChatController* chat = f.app->chat();
-        QCOMPARE(chat->messages()->rowCount(), 2);
-        const QModelIndex answer = chat->messages()->index(1);
+        QCOMPARE(f.app->conversations()->messages()->rowCount(), 2);
+        const QModelIndex answer = f.app->conversations()->messages()->index(1);
         const QString partial = answer.data(MessageListModel::TextRole).toString();
         QVERIFY(!partial.isEmpty());
         QCOMPARE(answer.data(MessageListModel::StopReasonRole).toString(), QString(kInterrupted));
         QVERIFY(answer.data(MessageListModel::ContinuableRole).toBool());
 
         QVERIFY(f.load(model));
-        chat->settings()->setMaxNewTokens(16);
+        f.app->conversations()->settings()->setMaxNewTokens(16);
         const qsizetype before = f.finished.size();
-        chat->continueAnswer();
+        f.app->generation()->continueAnswer();
         const AppFixture::Finished* continued = f.waitForAnswer(before);
         QVERIFY(continued);
         QVERIFY2(continued->result.status.ok(), continued->result.status.message.c_str());
         QCOMPARE(continued->n_turns, 1);
-        const QString longer = chat->messages()->index(1).data(MessageListModel::TextRole).toString();
+        const QString longer = f.app->conversations()->messages()->index(1).data(MessageListModel::TextRole).toString();
         QVERIFY2(longer.startsWith(partial) && longer.size() > partial.size(), qPrintable(longer));
-        QVERIFY(chat->messages()->index(1).data(MessageListModel::StopReasonRole).toString() != kInterrupted);
+        QVERIFY(f.app->conversations()->messages()->index(1).data(MessageListModel::StopReasonRole).toString() != kInterrupted);
 
-        chat->regenerate();  // Retry
+        f.app->generation()->regenerate();  // Retry
         const AppFixture::Finished* retried = f.waitForAnswer(before + 1);
         QVERIFY(retried && retried->result.status.ok());
-        QCOMPARE(chat->messages()->rowCount(), 2);
-        QCOMPARE(chat->messages()->index(0).data(MessageListModel::TextRole).toString(), QString("Once upon a time"));
+        QCOMPARE(f.app->conversations()->messages()->rowCount(), 2);
+        QCOMPARE(f.app->conversations()->messages()->index(0).data(MessageListModel::TextRole).toString(), QString("Once upon a time"));
     }
 
     // Closing the window mid-answer stops the answer and saves what it had written.
@@ -343,14 +342,14 @@ private slots:
             AppFixture f(dir.path());
             f.app->start(QString());
             QVERIFY(f.load(model));
-            f.app->chat()->settings()->setMaxNewTokens(4000);
-            id = f.app->chat()->currentId();
+            f.app->conversations()->settings()->setMaxNewTokens(4000);
+            id = f.app->conversations()->currentId();
             QObject context;
             bool streaming = false;
             connect(f.app->worker(), &InferenceWorker::tokenGenerated, &context, [&] { streaming = true; });
-            f.app->chat()->send("Once upon a time");
+            f.app->composer()->send("Once upon a time");
             QVERIFY(wait_until([&] { return streaming; }, 60000));
-            QVERIFY(f.app->chat()->generating());
+            QVERIFY(f.app->generation()->generating());
         }  // the window closes
         const QList<ConversationRecord> saved = ConversationStore(dir.path() + "/data").loadAll();
         QCOMPARE(saved.size(), 1);
@@ -366,14 +365,14 @@ private slots:
         {
             AppFixture f(dir.path());
             f.app->start(QString());
-            f.app->chat()->newConversation();
-            f.app->chat()->setDraft("half a thought");
-            id = f.app->chat()->currentId();
+            f.app->conversations()->newConversation();
+            f.app->composer()->setDraft("half a thought");
+            id = f.app->conversations()->currentId();
         }
         AppFixture f(dir.path());
         f.app->start(QString());
-        QCOMPARE(f.app->chat()->currentId(), id);
-        QCOMPARE(f.app->chat()->draft(), QString("half a thought"));
+        QCOMPARE(f.app->conversations()->currentId(), id);
+        QCOMPARE(f.app->composer()->draft(), QString("half a thought"));
     }
 
     // The data folder turns read-only while conversations change, then writable again: the saves
@@ -448,12 +447,12 @@ private slots:
         {
             AppFixture f(dir.path());
             f.app->start(QString());
-            f.app->chat()->newConversation();
-            f.app->chat()->setDraft("first words");
-            id = f.app->chat()->currentId();
+            f.app->conversations()->newConversation();
+            f.app->composer()->setDraft("first words");
+            id = f.app->conversations()->currentId();
             QVERIFY(QTest::qWaitFor([&] { return QFileInfo::exists(dir.path() + "/data/conversations/" + id + ".json"); }, 10000));
             QVERIFY(mount.setReadOnly(true));
-            f.app->chat()->setDraft("words typed while the folder was read-only");
+            f.app->composer()->setDraft("words typed while the folder was read-only");
             QVERIFY(QTest::qWaitFor([&] { return f.app->errorMessage().contains("Retrying"); }, 10000));
             QVERIFY(mount.setReadOnly(false));
             QVERIFY2(QTest::qWaitFor([&] { return f.app->errorMessage().isEmpty(); }, 3 * ConversationSaver::kRetryMs),
@@ -461,8 +460,8 @@ private slots:
         }
         AppFixture f(dir.path());
         f.app->start(QString());
-        QCOMPARE(f.app->chat()->currentId(), id);
-        QCOMPARE(f.app->chat()->draft(), QString("words typed while the folder was read-only"));
+        QCOMPARE(f.app->conversations()->currentId(), id);
+        QCOMPARE(f.app->composer()->draft(), QString("words typed while the folder was read-only"));
     }
 
     // Closing while saves still fail: one last try, then the retries stop on their own thread (no
@@ -475,9 +474,9 @@ private slots:
         QTest::failOnWarning(QRegularExpression("Timers cannot be stopped from another thread"));
         AppFixture f(dir.path());
         f.app->start(QString());
-        f.app->chat()->newConversation();
+        f.app->conversations()->newConversation();
         QVERIFY(mount.setReadOnly(true));
-        f.app->chat()->setDraft("typed while read-only");
+        f.app->composer()->setDraft("typed while read-only");
         QVERIFY(QTest::qWaitFor([&] { return f.app->errorMessage().contains("Retrying"); }, 10000));
         f.app.reset();
         QVERIFY(mount.setReadOnly(false));
@@ -488,26 +487,25 @@ private slots:
         QTemporaryDir dir;
         AppFixture f(dir.path());
         f.app->start(QString());
-        ChatController* chat = f.app->chat();
-        chat->setDraft("keep me");  // saved within a second, as the draft is
-        const QString id = chat->currentId();
+        f.app->composer()->setDraft("keep me");  // saved within a second, as the draft is
+        const QString id = f.app->conversations()->currentId();
         const QString file = dir.path() + "/data/conversations/" + id + ".json";
         QTRY_VERIFY(QFile::exists(file));
 
-        chat->deleteConversation(chat->currentIndex());
-        QVERIFY(!chat->undoDeleteTitle().isEmpty());
-        QCOMPARE(chat->conversations()->rowCount(), 1);  // a blank one stands in
-        QVERIFY(chat->currentId() != id);
-        chat->undoDelete();
-        QCOMPARE(chat->conversations()->rowCount(), 1);  // and goes again
-        QCOMPARE(chat->currentId(), id);
-        QCOMPARE(chat->draft(), QString("keep me"));
+        f.app->conversations()->deleteConversation(f.app->conversations()->currentIndex());
+        QVERIFY(!f.app->conversations()->undoDeleteTitle().isEmpty());
+        QCOMPARE(f.app->conversations()->model()->rowCount(), 1);  // a blank one stands in
+        QVERIFY(f.app->conversations()->currentId() != id);
+        f.app->conversations()->undoDelete();
+        QCOMPARE(f.app->conversations()->model()->rowCount(), 1);  // and goes again
+        QCOMPARE(f.app->conversations()->currentId(), id);
+        QCOMPARE(f.app->composer()->draft(), QString("keep me"));
 
-        chat->deleteConversation(chat->currentIndex());
+        f.app->conversations()->deleteConversation(f.app->conversations()->currentIndex());
         QTest::qWait(500);
         QVERIFY2(QFile::exists(file), "nothing is removed while it can be undone");
         QTRY_VERIFY_WITH_TIMEOUT(!QFile::exists(file), 10000);
-        QVERIFY(chat->undoDeleteTitle().isEmpty());
+        QVERIFY(f.app->conversations()->undoDeleteTitle().isEmpty());
     }
 };
 

@@ -19,7 +19,7 @@ namespace {
 
 const QString kKey = QStringLiteral("sk-app-test-5ecret");
 
-const ConversationItem* current(AppFixture& f) { return f.app->chat()->conversations()->find(f.app->chat()->currentId()); }
+const ConversationItem* current(AppFixture& f) { return f.app->conversations()->model()->find(f.app->conversations()->currentId()); }
 
 // Every file under dir except the key store, concatenated.
 QByteArray everything_but_keys(const QString& dir) {
@@ -74,7 +74,7 @@ private slots:
         server.route("/v1/chat/completions", {{{test::http_response(401, R"({"error":{"message":"bad key"}})")}}});
         QVERIFY(f.sendAndWait("And then?"));
         QCOMPARE(current(f)->messages.size(), 2);
-        QCOMPARE(f.app->chat()->draft(), QStringLiteral("And then?"));
+        QCOMPARE(f.app->composer()->draft(), QStringLiteral("And then?"));
         QVERIFY2(f.app->errorMessage().contains("HTTP 401") && f.app->errorMessage().contains("bad key"),
                  qPrintable(f.app->errorMessage()));
         QVERIFY(!f.app->figures()->hasAnswer());  // nothing arrived: no figure, not a zero
@@ -84,7 +84,7 @@ private slots:
         // keyring-session.sh) or else in the key file, readable by the user alone.
         QVERIFY(server.requests().last().contains("Authorization: Bearer " + kKey.toUtf8()));
         const QString key_file = f.app->model()->apiKeyFile();
-        f.app->chat()->setDraft(QString());
+        f.app->composer()->setDraft(QString());
         wait_until([] { return false; }, 1500);  // the draft's deferred save
         if (qEnvironmentVariable("LLAMADESK_TEST_KEYRING") == "unlocked") {
             QCOMPARE(f.app->model()->apiKeyStorage(), QStringLiteral("the system keyring"));
@@ -105,7 +105,7 @@ private slots:
         QVERIFY(f.sendAndWait("Again"));
         QCOMPARE(current(f)->messages[3].stop_reason, QStringLiteral("max tokens"));
         const qsizetype before = f.finished.size();
-        f.app->chat()->continueAnswer();
+        f.app->generation()->continueAnswer();
         QVERIFY(f.waitForAnswer(before));
         QCOMPARE(current(f)->messages[3].text, QStringLiteral("Once more"));
         QVERIFY2(f.app->errorMessage().contains("cannot continue a chat answer"), qPrintable(f.app->errorMessage()));
@@ -178,8 +178,8 @@ private slots:
 
         AppFixture f;
         f.app->start(QString());
-        f.app->chat()->settings()->setTemperature(0);
-        f.app->chat()->settings()->setMaxNewTokens(32);
+        f.app->conversations()->settings()->setTemperature(0);
+        f.app->conversations()->settings()->setMaxNewTokens(32);
         QVERIFY(f.load(model));
         QVERIFY(f.sendAndWait("Once upon a time"));
         QVERIFY(!f.app->figures()->fromServer());
@@ -199,11 +199,11 @@ private slots:
         QCOMPARE(f.app->figures()->serverCacheUsage(), -1.0);  // llama.cpp's server publishes none
 
         // Stop ends a long answer; what came is kept and marked as stopped.
-        f.app->chat()->settings()->setMaxNewTokens(4000);
+        f.app->conversations()->settings()->setMaxNewTokens(4000);
         const qsizetype before = f.finished.size();
-        f.app->chat()->send("Tell me more");
+        f.app->composer()->send("Tell me more");
         QVERIFY(wait_until([&] { return current(f)->messages.size() == 6 && !current(f)->messages[5].text.isEmpty(); }, 30000));
-        f.app->chat()->stop();
+        f.app->generation()->stop();
         const AppFixture::Finished* stopped = f.waitForAnswer(before, 30000);
         QVERIFY(stopped);
         QCOMPARE(stopped->result.stop_reason, StopReason::Cancelled);
@@ -211,11 +211,11 @@ private slots:
         QVERIFY(!current(f)->messages[5].text.isEmpty());
 
         // A story model's conversations are plain completion: Continue goes on with the text.
-        QCOMPARE(f.app->chat()->chatFormat(), QStringLiteral("completion"));
-        f.app->chat()->settings()->setMaxNewTokens(16);
+        QCOMPARE(f.app->format()->chatFormat(), QStringLiteral("completion"));
+        f.app->conversations()->settings()->setMaxNewTokens(16);
         const QString cut = current(f)->messages[5].text;
         const qsizetype before_continue = f.finished.size();
-        f.app->chat()->continueAnswer();
+        f.app->generation()->continueAnswer();
         QVERIFY(f.waitForAnswer(before_continue, 30000));
         QVERIFY(current(f)->messages[5].text.startsWith(cut) && current(f)->messages[5].text.size() > cut.size());
 

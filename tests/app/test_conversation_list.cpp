@@ -1,0 +1,164 @@
+// The conversation list alone, with no worker: what it asks the worker and the saver (its signals),
+// making, reusing, naming, deleting with undo, and following the loaded model's format.
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "conversation_list.h"
+#include "conversation_store.h"
+
+using namespace llamadesk;
+
+class ConversationListTest : public QObject {
+    Q_OBJECT
+    std::unique_ptr<QTemporaryDir> dir_;
+    std::unique_ptr<QSettings> settings_;
+
+    std::unique_ptr<ConversationList> make() {
+        return std::make_unique<ConversationList>(dir_->path() + "/data", settings_.get());
+    }
+    static ModelInfo model(ChatFormat format, int context) {
+        ModelInfo info;
+        info.name = "tiny";
+        info.chat_format = format;
+        info.context_length = context;
+        return info;
+    }
+    static void say(ConversationItem* c, const QString& question, const QString& answer) {
+        c->messages.append({Message::Role::User, question, false, {}, false, {}});
+        c->messages.append({Message::Role::Assistant, answer, false, "eos", false, {}});
+    }
+
+private slots:
+    void initTestCase() {
+        register_engine_metatypes();
+        qRegisterMetaType<ConversationRecord>();
+    }
+
+    void init() {
+        dir_ = std::make_unique<QTemporaryDir>();
+        settings_ = std::make_unique<QSettings>(dir_->path() + "/settings.ini", QSettings::IniFormat);
+    }
+
+    void anEmptyFolderStartsWithOneNewConversation() {
+        auto list = make();
+        QSignalSpy formats(list.get(), &ConversationList::requestFormat);
+        list->loadSaved();
+        QCOMPARE(list->model()->rowCount(), 1);
+        QCOMPARE(list->currentIndex(), 0);
+        QCOMPARE(list->currentTitle(), QString("New conversation"));
+        QCOMPARE(formats.count(), 1);  // the worker learns its format before it is used
+        QCOMPARE(formats[0][0].toString(), list->currentId());
+    }
+
+    void savedConversationsComeBackAndGoToTheWorker() {
+        ConversationRecord saved;
+        saved.id = "a1";
+        saved.title = "Llamas";
+        saved.created = QDateTime::currentDateTimeUtc();
+        saved.messages.append({Message::Role::User, "Hi", false, {}, false, {}});
+        saved.messages.append({Message::Role::Assistant, "Hello", false, "eos", false, {}});
+        QVERIFY(ConversationStore(dir_->path() + "/data").save(saved));
+        auto list = make();
+        QSignalSpy restores(list.get(), &ConversationList::requestRestore);
+        list->loadSaved();
+        QCOMPARE(list->currentId(), QString("a1"));
+        QCOMPARE(restores.count(), 1);
+        const auto turns = restores[0][1].value<std::vector<ChatTurn>>();
+        QCOMPARE(int(turns.size()), 1);
+        QCOMPARE(turns[0].answer, std::string("Hello"));
+    }
+
+    void anUnusedConversationIsReusedAndTheFirstMessageNamesIt() {
+        auto list = make();
+        list->loadSaved();
+        const QString first = list->currentId();
+        list->newConversation();
+        QCOMPARE(list->currentId(), first);  // no pile of blanks
+        ConversationItem* c = list->current();
+        list->nameAfter(c, "  How   long do llamas live, and what do they eat in winter?  ");
+        QCOMPARE(c->title, QString("How long do llamas live, and what do th") + QChar(0x2026));
+        list->nameAfter(c, "Something else");
+        QCOMPARE(c->title.left(8), QString("How long"));  // named once
+        say(c, "q", "a");
+        list->newConversation();
+        QVERIFY(list->currentId() != first);
+        QCOMPARE(list->currentIndex(), 0);  // the newest is on top
+    }
+
+    void aSaveSendsACopyToTheSaver() {
+        auto list = make();
+        list->loadSaved();
+        QSignalSpy saves(list.get(), &ConversationList::saveRequested);
+        ConversationItem* c = list->current();
+        c->draft = "half a thought";
+        list->save(c);
+        QCOMPARE(saves.count(), 1);
+        c->draft = "changed after";
+        QCOMPARE(saves[0][0].value<ConversationRecord>().draft, QString("half a thought"));
+    }
+
+    void aDeleteCanBeUndoneUntilItIsCommitted() {
+        auto list = make();
+        list->loadSaved();
+        say(list->current(), "q", "a");
+        const QString id = list->currentId();
+        QSignalSpy removing(list.get(), &ConversationList::removing);
+        QSignalSpy deletes(list.get(), &ConversationList::requestDelete);
+        QSignalSpy removes(list.get(), &ConversationList::removeRequested);
+        list->deleteConversation(0);
+        QCOMPARE(removing.count(), 1);
+        QCOMPARE(removing[0][0].toString(), id);
+        QCOMPARE(list->undoDeleteTitle(), QString("New conversation"));
+        QVERIFY(list->currentId() != id);  // a blank one stands in
+        QVERIFY(list->find(id));            // still there for an answer that ends meanwhile
+        list->undoDelete();
+        QCOMPARE(list->currentId(), id);
+        QCOMPARE(list->model()->rowCount(), 1);  // the stand-in went again
+        QCOMPARE(deletes.count(), 1);
+        QVERIFY(deletes[0][0].toString() != id);
+        QVERIFY(removes.isEmpty());
+
+        list->deleteConversation(0);
+        list->shutdown();  // commits the delete
+        QCOMPARE(removes.count(), 1);
+        QCOMPARE(removes[0][0].toString(), id);
+        QCOMPARE(deletes.last()[0].toString(), id);
+        QVERIFY(!list->find(id));
+        QVERIFY(list->undoDeleteTitle().isEmpty());
+    }
+
+    void unusedConversationsTakeTheLoadedModelsFormat() {
+        auto list = make();
+        list->loadSaved();
+        ConversationItem* used = list->current();
+        say(used, "q", "a");
+        list->newConversation();
+        ConversationItem* unused = list->current();
+        QSignalSpy formats(list.get(), &ConversationList::requestFormat);
+        QSignalSpy changed(list.get(), &ConversationList::modelChanged);
+        list->onModelLoaded({}, {}, model(ChatFormat::Completion, 512));
+        QCOMPARE(unused->format, ChatFormat::Completion);
+        QCOMPARE(used->format, ChatFormat::Llama2Chat);
+        QCOMPARE(formats.count(), 1);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(list->modelDefaults().context_length, 512);
+        QCOMPARE(list->modelDefaults().name, QString("tiny"));
+    }
+
+    void aNewBackendGetsEveryConversationBackTheDeletedOneToo() {
+        auto list = make();
+        list->loadSaved();
+        say(list->current(), "q", "a");
+        list->newConversation();
+        say(list->current(), "q2", "a2");
+        list->deleteConversation(1);
+        QSignalSpy restores(list.get(), &ConversationList::requestRestore);
+        list->restoreAll();
+        QCOMPARE(restores.count(), 2);  // the one left and the one Undo may bring back
+    }
+};
+
+QTEST_MAIN(ConversationListTest)
+#include "test_conversation_list.moc"
