@@ -8,21 +8,21 @@ ChatFormatChoice::ChatFormatChoice(ConversationList* list, const Generation* gen
     connect(list_, &ConversationList::modelChanged, this, &ChatFormatChoice::changed);
 }
 
-QString ChatFormatChoice::chatFormat() const {
+ChatFormatChoice::Format ChatFormatChoice::chatFormat() const {
     const ConversationItem* c = list_->current();
-    return format_key(c ? c->format : list_->modelDefaults().format);
+    return Format(c ? c->format : list_->modelDefaults().format);
 }
 
-void ChatFormatChoice::setChatFormat(const QString& format) {
+void ChatFormatChoice::setChatFormat(Format format) {
     ConversationItem* c = list_->current();
     if (c && !generation_->answering(c))
-        list_->setFormat(c, format_from_key(format, c->format));
+        list_->setFormat(c, ChatFormat(format));
 }
 
 QVariantList ChatFormatChoice::formats() {
     QVariantList list;
     for (const ChatFormatName& f : chat_formats())
-        list.append(QVariantMap{{QStringLiteral("key"), QString::fromLatin1(f.key)},
+        list.append(QVariantMap{{QStringLiteral("format"), int(f.format)},
                                 {QStringLiteral("name"), QString::fromLatin1(f.name)}});
     return list;
 }

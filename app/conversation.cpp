@@ -3,12 +3,9 @@
 #include <QLocale>
 
 bool can_continue(const Message& m) {
-    using llamadesk::StopReason;
-    using llamadesk::stop_reason_name;
     return m.role == Message::Role::Assistant && !m.streaming &&
-           (m.stop_reason == QLatin1String(kInterrupted) ||
-            m.stop_reason == QLatin1String(stop_reason_name(StopReason::Cancelled)) ||
-            m.stop_reason == QLatin1String(stop_reason_name(StopReason::MaxTokens)));
+           (m.stop_reason == AnswerEnd::Interrupted || m.stop_reason == AnswerEnd::Cancelled ||
+            m.stop_reason == AnswerEnd::MaxTokens);
 }
 
 int ConversationRecord::remembered_turns() const { return turns_before(int(messages.size())); }

@@ -11,18 +11,17 @@
 
 #include <llamadesk/engine.h>
 
+#include "answer_end.h"
+
 struct Message {
     enum class Role { User, Assistant };
     Role role = Role::User;
     QString text;
     bool streaming = false;  // the answer is still being generated (saved as interrupted)
-    QString stop_reason;     // llamadesk::stop_reason_name() or kInterrupted, for a finished answer
+    AnswerEnd::Reason stop_reason = AnswerEnd::None;  // for a finished answer
     bool forgotten = false;  // dropped from the model's view to make room; still shown
     QDateTime time;          // when it was sent, or when its answer began (UTC); null in old files
 };
-
-// The stop reason of an answer that was streaming when the app ended (kill, crash, power loss).
-inline constexpr char kInterrupted[] = "interrupted";
 
 // An answer cut short (stopped, at its token limit, or interrupted) that the model can go on with.
 bool can_continue(const Message& m);
@@ -54,7 +53,7 @@ struct ConversationItem : ConversationRecord {
     llamadesk::ConversationStats stats;
 };
 
-// "chat" / "completion": the saved files' and QML's name of a format.
+// "chat" / "completion" (chat_formats()' keys): the saved files' name of a format.
 QString format_key(llamadesk::ChatFormat format);
 // The day the conversation was created, as Llama 3.1's system header writes a date ("03 Dec 2026"),
 // so its first turn's tokens stay the same across restarts.

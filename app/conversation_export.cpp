@@ -19,7 +19,7 @@ QJsonObject conversation_json(const ConversationExport& e) {
     for (const Message& m : c.messages) {
         QJsonObject o{{"role", role_name(m.role)}, {"text", m.text}, {"time", iso(m.time)}};
         if (m.role == Message::Role::Assistant)
-            o.insert("stop_reason", m.streaming ? QString(kInterrupted) : m.stop_reason);
+            o.insert("stop_reason", AnswerEnd::name(m.streaming ? AnswerEnd::Interrupted : m.stop_reason));
         if (m.forgotten)
             o.insert("forgotten", true);
         messages.append(o);
@@ -64,7 +64,7 @@ std::optional<ConversationExport> conversation_from(const QJsonObject& o, QStrin
         msg.role = role == "user" ? Message::Role::User : Message::Role::Assistant;
         msg.text = m.value("text").toString();
         msg.time = QDateTime::fromString(m.value("time").toString(), Qt::ISODateWithMs);
-        msg.stop_reason = m.value("stop_reason").toString();
+        msg.stop_reason = AnswerEnd::from_name(m.value("stop_reason").toString());
         msg.forgotten = m.value("forgotten").toBool();
         c.messages.append(msg);
     }

@@ -27,7 +27,7 @@ QByteArray ConversationStore::toJson(const ConversationRecord& conversation) {
     QJsonArray messages;
     for (const Message& m : conversation.messages) {
         QJsonObject o{{"role", role_name(m.role)}, {"text", m.text},
-                      {"stop_reason", m.streaming ? QString(kInterrupted) : m.stop_reason}};
+                      {"stop_reason", AnswerEnd::name(m.streaming ? AnswerEnd::Interrupted : m.stop_reason)}};
         if (m.forgotten)
             o.insert("forgotten", true);
         if (m.time.isValid())
@@ -72,7 +72,7 @@ std::optional<ConversationRecord> ConversationStore::fromJson(const QByteArray& 
         Message m;
         m.role = o.value("role").toString() == "user" ? Message::Role::User : Message::Role::Assistant;
         m.text = o.value("text").toString();
-        m.stop_reason = o.value("stop_reason").toString();
+        m.stop_reason = AnswerEnd::from_name(o.value("stop_reason").toString());
         m.forgotten = o.value("forgotten").toBool();
         m.time = QDateTime::fromString(o.value("time").toString(), Qt::ISODateWithMs);
         c.messages.append(m);

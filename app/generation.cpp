@@ -81,8 +81,8 @@ void Generation::onGenerationFinished(const QString& key, const GenerationResult
         } else {
             const bool nothing_new = !result.status.ok() && result.tokens.empty() && !before.isEmpty();
             // A continuation that could not start leaves the answer as it was.
-            const QString reason = nothing_new ? c->messages[row].stop_reason
-                                               : QString::fromLatin1(stop_reason_name(result.stop_reason));
+            const AnswerEnd::Reason reason = nothing_new ? c->messages[row].stop_reason
+                                                         : AnswerEnd::of(result.stop_reason);
             list_->messages()->finish(c, row, before + QString::fromStdString(result.text), reason);
             if (!nothing_new)
                 c->model = list_->modelDefaults().name;

@@ -85,7 +85,7 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
         return {};
     const Message& m = shown_->messages[index.row()];
     switch (role) {
-    case RoleRole: return m.role == Message::Role::User ? "user" : "assistant";
+    case MineRole: return m.role == Message::Role::User;
     case Qt::DisplayRole:
     case TextRole: return m.text;
     case HtmlRole: return markdown_as_html(m.streaming ? m.text + kCursor : m.text);
@@ -93,7 +93,7 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
         return m.role == Message::Role::User ? QVariantList()
                                              : blocks_of(m, dark_ ? CodeColours::dark() : CodeColours::light());
     case StreamingRole: return m.streaming;
-    case StopReasonRole: return m.stop_reason;
+    case StopReasonRole: return int(m.stop_reason);
     case ContinuableRole: return can_continue(m);
     case ForgottenRole: return m.forgotten;
     default: return {};
@@ -101,7 +101,7 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
 }
 
 QHash<int, QByteArray> MessageListModel::roleNames() const {
-    return {{RoleRole, "role"},           {TextRole, "text"},
+    return {{MineRole, "mine"},           {TextRole, "text"},
             {HtmlRole, "html"},           {StreamingRole, "streaming"},
             {StopReasonRole, "stopReason"}, {ContinuableRole, "continuable"},
             {ForgottenRole, "forgotten"},     {BlocksRole, "blocks"}};
@@ -145,11 +145,11 @@ void MessageListModel::setStreaming(ConversationItem* c, int row) {
     if (row < 0 || row >= c->messages.size())
         return;
     c->messages[row].streaming = true;
-    c->messages[row].stop_reason.clear();
+    c->messages[row].stop_reason = AnswerEnd::None;
     changed(c, row, row + 1);
 }
 
-void MessageListModel::finish(ConversationItem* c, int row, const QString& text, const QString& stopReason) {
+void MessageListModel::finish(ConversationItem* c, int row, const QString& text, AnswerEnd::Reason stopReason) {
     if (row < 0 || row >= c->messages.size())
         return;
     Message& m = c->messages[row];

@@ -16,7 +16,7 @@ class MessageListModel : public QAbstractListModel {
     Q_PROPERTY(bool dark READ dark WRITE setDark NOTIFY darkChanged)
 public:
     enum Roles {
-        RoleRole = Qt::UserRole + 1,
+        MineRole = Qt::UserRole + 1,  // the person wrote it (a question), else the model (an answer)
         TextRole,
         HtmlRole,         // an answer's Markdown as HTML, with any raw HTML in it shown as text
         StreamingRole,
@@ -42,7 +42,7 @@ public:
     void append(ConversationItem* c, const Message& message);
     void appendText(ConversationItem* c, int row, const QString& piece);
     void setStreaming(ConversationItem* c, int row);
-    void finish(ConversationItem* c, int row, const QString& text, const QString& stopReason);
+    void finish(ConversationItem* c, int row, const QString& text, AnswerEnd::Reason stopReason);
     // Keeps the first n messages.
     void truncate(ConversationItem* c, int n);
     // Removes messages [first, first + n).

@@ -63,7 +63,7 @@ Item {
             width: parent.width
             horizontalAlignment: Text.AlignHCenter
             wrapMode: Text.Wrap
-            text: chatView.format.chatFormat === "completion"
+            text: chatView.format.chatFormat === ChatFormatChoice.Completion
                   ? qsTr("Write the beginning of a text; the model continues it. Enter sends, Shift+Enter starts a new line.")
                   : qsTr("Ask something. Enter sends, Shift+Enter starts a new line.")
             color: Theme.muted

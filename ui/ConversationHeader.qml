@@ -11,8 +11,8 @@ Rectangle {
     required property ConversationList conversations
     required property Generation generation
     required property ChatFormatChoice format
-    function indexOf(key) { return format.formats.findIndex(f => f.key === key) }
-    function nameOf(key) { const i = indexOf(key); return i < 0 ? key : format.formats[i].name }
+    function indexOf(value) { return format.formats.findIndex(f => f.format === value) }
+    function nameOf(value) { const i = indexOf(value); return i < 0 ? "" : format.formats[i].name }
 
     implicitHeight: row.implicitHeight + 12
     color: Theme.background
@@ -58,7 +58,7 @@ Rectangle {
             Accessible.name: qsTr("Chat format")
             model: header.format.formats
             textRole: "name"
-            valueRole: "key"
+            valueRole: "format"
             currentIndex: header.indexOf(header.format.chatFormat)
             enabled: !header.generation.generating
             Layout.preferredWidth: 170

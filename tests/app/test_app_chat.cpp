@@ -148,7 +148,7 @@ private slots:
                                 .arg(done->result.stats.generated_tokens)));
         // The partial answer stays, marked as stopped.
         const QModelIndex answer = conversations()->messages()->index(1);
-        QCOMPARE(answer.data(MessageListModel::StopReasonRole).toString(), QString("cancelled"));
+        QCOMPARE(answer.data(MessageListModel::StopReasonRole).toInt(), int(AnswerEnd::Cancelled));
         QCOMPARE(answer.data(MessageListModel::TextRole).toString(), QString::fromStdString(done->result.text));
     }
 
@@ -350,7 +350,7 @@ private slots:
     // window, the saved file and the engine: the next answer sees the history without them.
     void deleteExchangeTakesItOutOfTheHistory() {
         conversations()->newConversation();
-        format()->setChatFormat("chat");
+        format()->setChatFormat(ChatFormatChoice::Llama2Chat);
         QVERIFY(f_->sendAndWait("Tell me about a bird."));
         QVERIFY(f_->sendAndWait("Where did it fly?"));
         QVERIFY(f_->sendAndWait("What did it eat?"));
@@ -375,7 +375,7 @@ private slots:
     // the new answer prefills only its own question, never the history before it.
     void regenerateAndEditCutTheCacheBack() {
         conversations()->newConversation();
-        format()->setChatFormat("chat");  // the history below counts the end-of-turn marker
+        format()->setChatFormat(ChatFormatChoice::Llama2Chat);  // the history below counts the end-of-turn marker
         QVERIFY(f_->sendAndWait("Tell me about a bird."));
         QVERIFY(f_->sendAndWait("Where did it fly?"));
         const GenerationResult second = f_->finished.last().result;
@@ -556,13 +556,13 @@ private slots:
     // (the --screenshot prompt is sent from there).
     void formatFollowsTheModelBeforeTheWindowHears() {
         conversations()->newConversation();
-        format()->setChatFormat("chat");  // not the story model's own; the conversation is unused
-        QString seen;
+        format()->setChatFormat(ChatFormatChoice::Llama2Chat);  // not the story model's own; the conversation is unused
+        ChatFormatChoice::Format seen = ChatFormatChoice::Llama2Chat;
         QObject context;
         connect(f_->app->model(), &ModelController::modelChanged, &context, [&] { seen = format()->chatFormat(); });
         QVERIFY(f_->load(model_));
-        QCOMPARE(seen, QString("completion"));
-        QCOMPARE(format()->suggestedFormat(), QString("completion"));
+        QCOMPARE(seen, ChatFormatChoice::Completion);
+        QCOMPARE(format()->suggestedFormat(), ChatFormatChoice::Completion);
     }
 
     void cleanupTestCase() { f_.reset(); }

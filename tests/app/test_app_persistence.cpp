@@ -28,7 +28,7 @@ ConversationRecord sample(int version, int n_messages) {
     for (int i = 0; i < n_messages; ++i) {
         const auto role = i % 2 == 0 ? Message::Role::User : Message::Role::Assistant;
         c.messages.append({role, QString("message %1 of version %2: \"quotes\", ünïcødé 🦙, ```code```\n")
-                                     .arg(i).arg(version).repeated(8), false, i % 2 ? "eos" : ""});
+                                     .arg(i).arg(version).repeated(8), false, i % 2 ? AnswerEnd::Eos : AnswerEnd::None});
     }
     return c;
 }
@@ -72,7 +72,7 @@ int stream_until_saved(const QString& root, const QString& model) {
             return;
         const std::optional<ConversationRecord> c = ConversationStore::fromJson(file.readAll());
         if (c && c->messages.size() == 2 && !c->messages[1].text.isEmpty()) {
-            std::fputs(c->messages[1].stop_reason == kInterrupted ? "saved\n" : "ended\n", stdout);
+            std::fputs(c->messages[1].stop_reason == AnswerEnd::Interrupted ? "saved\n" : "ended\n", stdout);
             std::fflush(stdout);
             QThread::sleep(3600);  // until killed
         }
@@ -123,7 +123,7 @@ private slots:
         // The answer that was streaming comes back as interrupted, with what it had.
         QCOMPARE(back.messages[5].text, QString("half an ans"));
         QCOMPARE(back.messages[5].streaming, false);
-        QCOMPARE(back.messages[5].stop_reason, QString(kInterrupted));
+        QCOMPARE(back.messages[5].stop_reason, AnswerEnd::Interrupted);
         QVERIFY(store.remove(c.id));
         QVERIFY(store.loadAll().isEmpty());
     }
@@ -311,7 +311,7 @@ private slots:
         const QModelIndex answer = f.app->conversations()->messages()->index(1);
         const QString partial = answer.data(MessageListModel::TextRole).toString();
         QVERIFY(!partial.isEmpty());
-        QCOMPARE(answer.data(MessageListModel::StopReasonRole).toString(), QString(kInterrupted));
+        QCOMPARE(answer.data(MessageListModel::StopReasonRole).toInt(), int(AnswerEnd::Interrupted));
         QVERIFY(answer.data(MessageListModel::ContinuableRole).toBool());
 
         QVERIFY(f.load(model));
@@ -324,7 +324,7 @@ private slots:
         QCOMPARE(continued->n_turns, 1);
         const QString longer = f.app->conversations()->messages()->index(1).data(MessageListModel::TextRole).toString();
         QVERIFY2(longer.startsWith(partial) && longer.size() > partial.size(), qPrintable(longer));
-        QVERIFY(f.app->conversations()->messages()->index(1).data(MessageListModel::StopReasonRole).toString() != kInterrupted);
+        QVERIFY(f.app->conversations()->messages()->index(1).data(MessageListModel::StopReasonRole).toInt() != AnswerEnd::Interrupted);
 
         f.app->generation()->regenerate();  // Retry
         const AppFixture::Finished* retried = f.waitForAnswer(before + 1);
@@ -356,7 +356,7 @@ private slots:
         QCOMPARE(saved[0].id, id);
         QCOMPARE(saved[0].messages.size(), 2);
         QVERIFY(!saved[0].messages[1].text.isEmpty());
-        QCOMPARE(saved[0].messages[1].stop_reason, QString("cancelled"));
+        QCOMPARE(saved[0].messages[1].stop_reason, AnswerEnd::Cancelled);
     }
     // What is typed and not sent survives a restart, with its conversation.
     void draftSurvivesARestart() {

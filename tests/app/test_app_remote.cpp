@@ -63,7 +63,7 @@ private slots:
         const ConversationItem* c = current(f);
         QCOMPARE(c->messages.size(), 2);
         QCOMPARE(c->messages[1].text, QStringLiteral("Once upon"));  // kept
-        QCOMPARE(c->messages[1].stop_reason, QStringLiteral("error"));  // and marked
+        QCOMPARE(c->messages[1].stop_reason, AnswerEnd::Error);  // and marked
         QVERIFY2(f.app->errorMessage().contains("scripted overload"), qPrintable(f.app->errorMessage()));
         QVERIFY(f.app->figures()->fromServer());
         QCOMPARE(f.app->figures()->serverPieces(), 2);
@@ -103,7 +103,7 @@ private slots:
                                                {test::sse_event(test::chat_chunk("Once more", "length"))},
                                                {test::sse_event("[DONE]")}}});
         QVERIFY(f.sendAndWait("Again"));
-        QCOMPARE(current(f)->messages[3].stop_reason, QStringLiteral("max tokens"));
+        QCOMPARE(current(f)->messages[3].stop_reason, AnswerEnd::MaxTokens);
         const qsizetype before = f.finished.size();
         f.app->generation()->continueAnswer();
         QVERIFY(f.waitForAnswer(before));
@@ -135,7 +135,7 @@ private slots:
         QCOMPARE(figures->serverCacheUsage(), 0.125);
         QVERIFY(figures->serverTokensPerSecond() > 0);  // 2 tokens over the >= 30 ms they took to arrive
         QVERIFY(figures->serverTokensPerSecond() < 2 / 0.025);
-        QCOMPARE(current(f)->messages[1].stop_reason, QStringLiteral("eos"));
+        QCOMPARE(current(f)->messages[1].stop_reason, AnswerEnd::Eos);
     }
 
     void theServerTimeoutIsASetting() {
@@ -207,11 +207,11 @@ private slots:
         const AppFixture::Finished* stopped = f.waitForAnswer(before, 30000);
         QVERIFY(stopped);
         QCOMPARE(stopped->result.stop_reason, StopReason::Cancelled);
-        QCOMPARE(current(f)->messages[5].stop_reason, QStringLiteral("cancelled"));
+        QCOMPARE(current(f)->messages[5].stop_reason, AnswerEnd::Cancelled);
         QVERIFY(!current(f)->messages[5].text.isEmpty());
 
         // A story model's conversations are plain completion: Continue goes on with the text.
-        QCOMPARE(f.app->format()->chatFormat(), QStringLiteral("completion"));
+        QCOMPARE(f.app->format()->chatFormat(), ChatFormatChoice::Completion);
         f.app->conversations()->settings()->setMaxNewTokens(16);
         const QString cut = current(f)->messages[5].text;
         const qsizetype before_continue = f.finished.size();

@@ -1,5 +1,6 @@
 // The format selector's side alone, with no worker: the current conversation's format, the one
 // the loaded model suggests, and no change while the conversation answers.
+#include <QMetaEnum>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -31,20 +32,32 @@ private slots:
         info.chat_format_reason = "no chat template";
         list.onModelLoaded({}, {}, info);
         QVERIFY(changed.count() > 0);
-        QCOMPARE(choice.suggestedFormat(), QString("completion"));
+        QCOMPARE(choice.suggestedFormat(), ChatFormatChoice::Completion);
         QCOMPARE(choice.suggestedFormatReason(), QString("no chat template"));
-        QCOMPARE(choice.chatFormat(), QString("completion"));  // unused: it follows the model
+        QCOMPARE(choice.chatFormat(), ChatFormatChoice::Completion);  // unused: it follows the model
 
-        choice.setChatFormat("chat");
-        QCOMPARE(choice.chatFormat(), QString("chat"));
+        choice.setChatFormat(ChatFormatChoice::Llama2Chat);
+        QCOMPARE(choice.chatFormat(), ChatFormatChoice::Llama2Chat);
         QCOMPARE(list.current()->format, ChatFormat::Llama2Chat);
         QCOMPARE(formats.last()[1].value<ChatFormat>(), ChatFormat::Llama2Chat);
 
         generation.start(list.current(), "Hello");
-        choice.setChatFormat("completion");  // not while it answers
-        QCOMPARE(choice.chatFormat(), QString("chat"));
+        choice.setChatFormat(ChatFormatChoice::Completion);  // not while it answers
+        QCOMPARE(choice.chatFormat(), ChatFormatChoice::Llama2Chat);
+    }
 
-        QCOMPARE(ChatFormatChoice::formats().size(), qsizetype(chat_formats().size()));
+    // QML names every format the engine renders, by the engine's own value, and lists them all.
+    void everyEngineFormatHasItsName() {
+        const QMetaEnum names = QMetaEnum::fromType<ChatFormatChoice::Format>();
+        const QVariantList listed = ChatFormatChoice::formats();
+        QCOMPARE(listed.size(), qsizetype(chat_formats().size()));
+        QCOMPARE(names.keyCount(), int(chat_formats().size()));
+        for (qsizetype i = 0; i < listed.size(); ++i) {
+            const ChatFormatName& f = chat_formats()[size_t(i)];
+            QVERIFY2(names.valueToKey(int(f.format)), f.key);
+            QCOMPARE(listed[i].toMap()["format"].toInt(), int(f.format));
+            QCOMPARE(listed[i].toMap()["name"].toString(), QString::fromLatin1(f.name));
+        }
     }
 };
 

@@ -27,7 +27,7 @@ class ConversationListTest : public QObject {
     }
     static void say(ConversationItem* c, const QString& question, const QString& answer) {
         c->messages.append({Message::Role::User, question, false, {}, false, {}});
-        c->messages.append({Message::Role::Assistant, answer, false, "eos", false, {}});
+        c->messages.append({Message::Role::Assistant, answer, false, AnswerEnd::Eos, false, {}});
     }
 
 private slots:
@@ -58,7 +58,7 @@ private slots:
         saved.title = "Llamas";
         saved.created = QDateTime::currentDateTimeUtc();
         saved.messages.append({Message::Role::User, "Hi", false, {}, false, {}});
-        saved.messages.append({Message::Role::Assistant, "Hello", false, "eos", false, {}});
+        saved.messages.append({Message::Role::Assistant, "Hello", false, AnswerEnd::Eos, false, {}});
         QVERIFY(ConversationStore(dir_->path() + "/data").save(saved));
         auto list = make();
         QSignalSpy restores(list.get(), &ConversationList::requestRestore);

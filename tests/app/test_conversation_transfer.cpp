@@ -23,7 +23,7 @@ ConversationRecord sample(const QString& title, int exchanges) {
         const QDateTime t = c.created.addSecs(60 * i);
         c.messages.append({Message::Role::User, QString("Question %1 about llamas?").arg(i), false, {}, false, t});
         c.messages.append({Message::Role::Assistant, QString("Answer %1: they hum.\n\n```python\nprint(%1)\n```").arg(i),
-                           false, "eos", i == 0, t.addSecs(2)});
+                           false, AnswerEnd::Eos, i == 0, t.addSecs(2)});
     }
     return c;
 }

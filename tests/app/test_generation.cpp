@@ -69,7 +69,7 @@ private slots:
         generation_->onGenerationFinished(c->id, ended(StopReason::Eos, "Grass and hay."), 1);
         QVERIFY(!generation_->generating());
         QCOMPARE(c->messages[1].text, QString("Grass and hay."));
-        QCOMPARE(c->messages[1].stop_reason, QString("eos"));
+        QCOMPARE(c->messages[1].stop_reason, AnswerEnd::Eos);
         QVERIFY(!c->messages[1].streaming);
         QCOMPARE(saves.count(), 3);
         QCOMPARE(ends.count(), 1);
@@ -93,7 +93,7 @@ private slots:
         generation_->start(c, "Tell a long story");
         generation_->onGenerationFinished(c->id, ended(StopReason::ContextFull, "Once"), 1);
         QCOMPARE(filled.count(), 1);
-        QCOMPARE(c->messages[1].stop_reason, QString("context full"));
+        QCOMPARE(c->messages[1].stop_reason, AnswerEnd::ContextFull);
     }
 
     void stopRaisesTheConversationsFlagOnly() {

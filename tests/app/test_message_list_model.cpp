@@ -22,7 +22,7 @@ class MessageListModelTest : public QObject {
 private slots:
     void rawHtmlInAnAnswerIsShownAsText() {
         ConversationItem c;
-        c.messages.append({Message::Role::Assistant, "**bold** and <b>raw</b> <img src=x>", false, "eos", false});
+        c.messages.append({Message::Role::Assistant, "**bold** and <b>raw</b> <img src=x>", false, AnswerEnd::Eos, false});
         MessageListModel model;
         model.show(&c);
         const QString html = role(model, 0, MessageListModel::HtmlRole).toString();
@@ -34,7 +34,7 @@ private slots:
     // The view's font sets the size (the window's zoom); the document's default must not override it.
     void theTextSizeIsTheViews() {
         ConversationItem c;
-        c.messages.append({Message::Role::Assistant, "plain words", false, "eos", false});
+        c.messages.append({Message::Role::Assistant, "plain words", false, AnswerEnd::Eos, false});
         MessageListModel model;
         model.show(&c);
         const QString html = role(model, 0, MessageListModel::HtmlRole).toString();
@@ -46,7 +46,8 @@ private slots:
 
     void answersCutShortCanBeContinued() {
         ConversationItem c;
-        for (const char* reason : {"eos", "cancelled", "max tokens", "interrupted", "context full", "error"})
+        for (AnswerEnd::Reason reason : {AnswerEnd::Eos, AnswerEnd::Cancelled, AnswerEnd::MaxTokens, AnswerEnd::Interrupted,
+                                         AnswerEnd::ContextFull, AnswerEnd::Error})
             c.messages.append({Message::Role::Assistant, "text", false, reason, false});
         c.messages.append({Message::Role::User, "question", false, {}, false});
         MessageListModel model;
@@ -55,6 +56,28 @@ private slots:
         for (int row = 0; row < model.rowCount(); ++row)
             continuable.append(role(model, row, MessageListModel::ContinuableRole).toBool());
         QCOMPARE(continuable, (QList<bool>{false, true, true, true, false, false, false}));
+    }
+
+    // The view gets a reason to compare (AnswerEnd), the files keep the engine's names.
+    void stopReasonsKeepTheirNamesInFiles() {
+        using llamadesk::StopReason;
+        for (StopReason r : {StopReason::Eos, StopReason::StopString, StopReason::MaxTokens, StopReason::Cancelled,
+                             StopReason::ContextFull, StopReason::Error}) {
+            const AnswerEnd::Reason reason = AnswerEnd::of(r);
+            QCOMPARE(AnswerEnd::name(reason), QString::fromLatin1(llamadesk::stop_reason_name(r)));
+            QCOMPARE(AnswerEnd::from_name(AnswerEnd::name(reason)), reason);
+        }
+        QCOMPARE(AnswerEnd::from_name("interrupted"), AnswerEnd::Interrupted);
+        QCOMPARE(AnswerEnd::name(AnswerEnd::None), QString());
+        QCOMPARE(AnswerEnd::from_name(""), AnswerEnd::None);
+        QCOMPARE(AnswerEnd::from_name("a reason from a later version"), AnswerEnd::None);
+
+        ConversationItem c;
+        c.messages.append({Message::Role::Assistant, "text", false, AnswerEnd::Cancelled, false});
+        MessageListModel model;
+        model.show(&c);
+        QCOMPARE(role(model, 0, MessageListModel::StopReasonRole).toInt(), int(AnswerEnd::Cancelled));
+        QCOMPARE(role(model, 0, MessageListModel::MineRole).toBool(), false);
     }
 
     void forgottenMessagesStayAndAreMarked() {
@@ -78,7 +101,7 @@ private slots:
         c.messages.append({Message::Role::User, "```py\nx\n```", false, {}, false});
         c.messages.append({Message::Role::Assistant,
                            "Try **this**:\n\n```python\nif x < 1: print('<b>')\n```\n\nDone <i>now</i>.", false,
-                           "eos", false});
+                           AnswerEnd::Eos, false});
         MessageListModel model;
         model.show(&c);
         QVERIFY(blocks(model, 0).isEmpty());  // the view shows the user's text as typed
@@ -100,7 +123,7 @@ private slots:
     void codeCannotLeaveItsBlock() {
         ConversationItem c;
         c.messages.append({Message::Role::Assistant, "```html\n</pre><script>alert(1)</script>\n```", false,
-                           "eos", false});
+                           AnswerEnd::Eos, false});
         MessageListModel model;
         model.show(&c);
         const QString html = field(blocks(model, 0), 0, "html");
@@ -134,7 +157,7 @@ private slots:
 
     void darkCodeColours() {
         ConversationItem c;
-        c.messages.append({Message::Role::Assistant, "```rust\nfn main() {}\n```", false, "eos", false});
+        c.messages.append({Message::Role::Assistant, "```rust\nfn main() {}\n```", false, AnswerEnd::Eos, false});
         MessageListModel model;
         model.show(&c);
         QSignalSpy changed(&model, &MessageListModel::dataChanged);
@@ -148,7 +171,7 @@ private slots:
     // QTextDocument's own table format frames each cell twice (border 1 with spacing 2).
     void tablesHaveSingleBorders() {
         ConversationItem c;
-        c.messages.append({Message::Role::Assistant, "| a | b |\n|---|---|\n| 1 | 2 |\n", false, "eos", false});
+        c.messages.append({Message::Role::Assistant, "| a | b |\n|---|---|\n| 1 | 2 |\n", false, AnswerEnd::Eos, false});
         MessageListModel model;
         model.show(&c);
         for (const QString& html : {role(model, 0, MessageListModel::HtmlRole).toString(),

@@ -4,6 +4,7 @@
 import QtQuick
 import QtTest
 import LlamaDesk
+import LlamaDesk.Core
 
 Item {
     id: top
@@ -48,9 +49,9 @@ Item {
         MessageBubble {
             width: 700
             index: 0
-            role: "assistant"
+            mine: false
             streaming: false
-            stopReason: "eos"
+            stopReason: AnswerEnd.Eos
             continuable: false
             forgotten: false
             isLast: false
@@ -123,7 +124,7 @@ Item {
             compare(button.text, "Send")
             compare(testApp.conversations.messages.count, 2)
             const answer = bubbleAt(1)
-            compare(answer.stopReason, "cancelled")
+            compare(answer.stopReason, AnswerEnd.Cancelled)
             verify(answer.text.length > 0, "the partial answer stays")
         }
 
@@ -192,7 +193,7 @@ Item {
             verify(testApp.generation.generating)
             keyClick(Qt.Key_Escape)
             tryCompare(testApp.generation, "generating", false, 2000)
-            compare(bubbleAt(1).stopReason, "cancelled")
+            compare(bubbleAt(1).stopReason, AnswerEnd.Cancelled)
         }
 
         // Tab and Shift+Tab move the focus out of the composer and back; no tab is typed.
@@ -386,19 +387,19 @@ Item {
         // stories260K is a story model: its conversations continue text rather than chat.
         function test_9d_chat_format_follows_the_model_and_can_change() {
             testApp.conversations.newConversation()
-            compare(testApp.format.suggestedFormat, "completion")
-            compare(testApp.format.chatFormat, "completion")
+            compare(testApp.format.suggestedFormat, ChatFormatChoice.Completion)
+            compare(testApp.format.chatFormat, ChatFormatChoice.Completion)
             const selector = findChild(view, "formatSelector")
             compare(selector.currentText, "Plain completion")
             // The header says why: stories260K has no chat template and no chat tokens.
             const detected = findChild(view, "detectedFormat")
             compare(detected.text, "detected: no chat template and no chat tokens: a base model continues text")
-            testApp.format.chatFormat = "chat"
+            testApp.format.chatFormat = ChatFormatChoice.Llama2Chat
             compare(selector.currentText, "Llama 2 chat")
             verify(detected.text.indexOf("the model suggests Plain completion (no chat template") === 0, detected.text)
             typeAndSend("Hi")
             tryCompare(testApp.generation, "generating", false, 60000)
-            compare(testApp.format.chatFormat, "chat")
+            compare(testApp.format.chatFormat, ChatFormatChoice.Llama2Chat)
         }
 
         function test_8_banner_above_settings_and_tooltips() {
