@@ -41,7 +41,7 @@ QString markdown_as_html(const QString& markdown) {
 }
 
 QVariantMap prose_block(const QString& markdown) {
-    return {{"kind", "text"}, {"html", markdown_as_html(markdown)}, {"code", QString()},
+    return {{"isCode", false}, {"html", markdown_as_html(markdown)}, {"code", QString()},
             {"language", QString()}};
 }
 
@@ -50,7 +50,7 @@ QVariantMap code_block(const MarkdownBlock& block, const CodeColours& colours, c
     const QString html =
         QStringLiteral("<pre style=\"margin:0; white-space:pre-wrap; font-family:monospace\">%1</pre>")
             .arg(highlight_code(block.text, block.language, colours) + end);
-    return {{"kind", "code"}, {"html", html}, {"code", block.text},
+    return {{"isCode", true}, {"html", html}, {"code", block.text},
             {"language", language_display_name(block.language)}};
 }
 

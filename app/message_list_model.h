@@ -23,8 +23,8 @@ public:
         StopReasonRole,
         ContinuableRole,  // an answer cut short that the model can go on with
         ForgottenRole,
-        // An answer as blocks of prose and code: QVariantMaps of kind ("text" or "code"), html, and
-        // for code the code itself and its language's name
+        // An answer as blocks of prose and code: QVariantMaps of isCode, html, and for code the
+        // code itself and its language's name
         BlocksRole,
     };
 

@@ -1,5 +1,5 @@
 // The input: Enter sends, Shift+Enter is a new line; Send turns into Stop while an answer streams.
-// The text is the conversation's draft, kept by the controller (and saved), so nothing typed is
+// The text is the conversation's draft, kept by MessageComposer (and saved), so nothing typed is
 // lost: not by switching conversations, not by a refused message, not by a restart. Under it, what
 // the message costs in tokens and how many the conversation has left.
 import QtQuick

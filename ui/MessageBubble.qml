@@ -13,7 +13,7 @@ Item {
     required property int index
     required property bool mine  // a question; else an answer
     required property string text
-    required property var blocks  // of the answer: {kind: "text" or "code", html, code, language}
+    required property var blocks  // of the answer: {isCode, html, code, language}
     required property bool streaming
     required property int stopReason  // an AnswerEnd.Reason
     required property bool continuable
@@ -234,7 +234,7 @@ Item {
                         required property int index
                         readonly property var modelData: bubble.blocks[index]
                         width: blockColumn.width
-                        sourceComponent: modelData.kind === "code" ? codeBlock : proseBlock
+                        sourceComponent: modelData.isCode ? codeBlock : proseBlock
 
                         // Declared here, inside the delegate, to see its modelData.
                         Component {

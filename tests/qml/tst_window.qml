@@ -583,8 +583,8 @@ Item {
         function test_9h_code_block_copy_button() {
             const bubble = createTemporaryObject(answerBubble, top, {
                 text: "Run:\n```python\nprint(1)\n```",
-                blocks: [{ kind: "text", html: "<p>Run:</p>", code: "", language: "" },
-                         { kind: "code", html: "<pre>print(1)</pre>", code: "print(1)", language: "Python" }]
+                blocks: [{ isCode: false, html: "<p>Run:</p>", code: "", language: "" },
+                         { isCode: true, html: "<pre>print(1)</pre>", code: "print(1)", language: "Python" }]
             })
             copies.target = bubble
             copies.clear()
@@ -603,7 +603,7 @@ Item {
         // once made anew with each piece, and the bubble kept the height of the ones taken away).
         function test_9j_streamed_answer_fits_its_text() {
             const full = "Ctrl+Plus zooms the whole window in, Ctrl+Minus zooms out and Ctrl+0 returns to 100 %. LlamaDesk remembers the zoom for the next start."
-            const block = (text) => [{ kind: "text", html: "<p>" + text + "</p>", code: "", language: "" }]
+            const block = (text) => [{ isCode: false, html: "<p>" + text + "</p>", code: "", language: "" }]
             const streamed = createTemporaryObject(answerBubble, top, { text: "", streaming: true, blocks: block("\u258D") })
             for (let n = 5; n < full.length; n += 7) {
                 streamed.text = full.slice(0, n)
