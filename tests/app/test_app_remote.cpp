@@ -138,6 +138,45 @@ private slots:
         QCOMPARE(current(f)->messages[1].stop_reason, AnswerEnd::Eos);
     }
 
+    // A server answers one conversation at a time behind the same batch as this machine's engine:
+    // a message sent in another conversation while one answers waits for that answer, then gets its own.
+    void aServerAnswersConversationsInTurn() {
+        FakeServer server;
+        server.route("/v1/models", {{{test::http_response(200, R"({"data":[{"id":"tiny"}]})")}}});
+        server.route("/v1/chat/completions",
+                     {{{test::sse_head()},
+                       {test::sse_event(test::chat_chunk("Hello")), 300},
+                       {test::sse_event(test::chat_chunk(" there", "stop"))},
+                       {test::sse_event("[DONE]")}}});
+        AppFixture f;
+        f.app->start(QString());
+        QVERIFY(open_remote(f, server.base_url(), QString(), "tiny"));
+        const qsizetype before = f.finished.size();
+        f.app->composer()->send("First question");
+        const QString first = f.app->conversations()->currentId();
+        f.app->conversations()->newConversation();
+        f.app->composer()->send("Second question");
+        const QString second = f.app->conversations()->currentId();
+        QVERIFY(first != second);
+        QVERIFY(wait_until([&] { return f.finished.size() >= before + 2; }, 30000));
+        QCOMPARE(f.finished[before].key, first);
+        QCOMPARE(f.finished[before + 1].key, second);
+        for (const QString& id : {first, second}) {
+            const ConversationItem* c = f.app->conversations()->find(id);
+            QVERIFY(c);
+            QCOMPARE(c->messages.size(), 2);
+            QCOMPARE(c->messages[1].text, QStringLiteral("Hello there"));
+            QCOMPARE(c->messages[1].stop_reason, AnswerEnd::Eos);
+        }
+        QList<QByteArray> asked;  // each conversation's own history only, in turn
+        for (const QByteArray& request : server.requests())
+            if (request.contains("/chat/completions"))
+                asked.append(request);
+        QCOMPARE(asked.size(), 2);
+        QVERIFY(asked[0].contains("First question") && !asked[0].contains("Second question"));
+        QVERIFY(asked[1].contains("Second question") && !asked[1].contains("First question"));
+    }
+
     void theServerTimeoutIsASetting() {
         FakeServer server;
         server.route("/v1/models", {{{test::http_response(200, R"({"data":[{"id":"tiny"}]})")}}});

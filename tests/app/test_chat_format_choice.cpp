@@ -1,12 +1,10 @@
 // The format selector's side alone, with no worker: the current conversation's format, the one
 // the loaded model suggests, and no change while the conversation answers.
 #include <QMetaEnum>
-#include <QSettings>
 #include <QSignalSpy>
-#include <QTemporaryDir>
 #include <QtTest>
 
-#include "chat_format_choice.h"
+#include "conversation_parts.h"
 
 using namespace llamadesk;
 
@@ -14,15 +12,10 @@ class ChatFormatChoiceTest : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { register_engine_metatypes(); }
-
     void theConversationKeepsItsFormatAndTheModelSuggestsOne() {
-        QTemporaryDir dir;
-        QSettings settings(dir.path() + "/settings.ini", QSettings::IniFormat);
-        CancelFlags cancel;
-        ConversationList list(dir.path() + "/data", &settings);
-        Generation generation(&list, &cancel);
-        ChatFormatChoice choice(&list, &generation);
+        ConversationParts p;
+        ConversationList& list = p.list;
+        ChatFormatChoice& choice = p.format;
         list.loadSaved();
         QSignalSpy changed(&choice, &ChatFormatChoice::changed);
         QSignalSpy formats(&list, &ConversationList::requestFormat);
@@ -41,7 +34,7 @@ private slots:
         QCOMPARE(list.current()->format, ChatFormat::Llama2Chat);
         QCOMPARE(formats.last()[1].value<ChatFormat>(), ChatFormat::Llama2Chat);
 
-        generation.start(list.current(), "Hello");
+        p.generation.start(list.current(), "Hello");
         choice.setChatFormat(ChatFormatChoice::Completion);  // not while it answers
         QCOMPARE(choice.chatFormat(), ChatFormatChoice::Llama2Chat);
     }

@@ -1,23 +1,17 @@
 // The conversation list alone, with no worker: what it asks the worker and the saver (its signals),
 // making, reusing, naming, deleting with undo, and following the loaded model's format.
-#include <QSettings>
 #include <QSignalSpy>
-#include <QTemporaryDir>
 #include <QtTest>
 
-#include "conversation_list.h"
+#include "conversation_parts.h"
 #include "conversation_store.h"
 
 using namespace llamadesk;
 
 class ConversationListTest : public QObject {
     Q_OBJECT
-    std::unique_ptr<QTemporaryDir> dir_;
-    std::unique_ptr<QSettings> settings_;
+    std::unique_ptr<ConversationParts> p_;
 
-    std::unique_ptr<ConversationList> make() {
-        return std::make_unique<ConversationList>(dir_->path() + "/data", settings_.get());
-    }
     static ModelInfo model(ChatFormat format, int context) {
         ModelInfo info;
         info.name = "tiny";
@@ -31,19 +25,11 @@ class ConversationListTest : public QObject {
     }
 
 private slots:
-    void initTestCase() {
-        register_engine_metatypes();
-        qRegisterMetaType<ConversationRecord>();
-    }
-
-    void init() {
-        dir_ = std::make_unique<QTemporaryDir>();
-        settings_ = std::make_unique<QSettings>(dir_->path() + "/settings.ini", QSettings::IniFormat);
-    }
+    void init() { p_ = std::make_unique<ConversationParts>(); }
 
     void anEmptyFolderStartsWithOneNewConversation() {
-        auto list = make();
-        QSignalSpy formats(list.get(), &ConversationList::requestFormat);
+        ConversationList* list = &p_->list;
+        QSignalSpy formats(list, &ConversationList::requestFormat);
         list->loadSaved();
         QCOMPARE(list->model()->rowCount(), 1);
         QCOMPARE(list->currentIndex(), 0);
@@ -59,9 +45,9 @@ private slots:
         saved.created = QDateTime::currentDateTimeUtc();
         saved.messages.append({Message::Role::User, "Hi", false, {}, false, {}});
         saved.messages.append({Message::Role::Assistant, "Hello", false, AnswerEnd::Eos, false, {}});
-        QVERIFY(ConversationStore(dir_->path() + "/data").save(saved));
-        auto list = make();
-        QSignalSpy restores(list.get(), &ConversationList::requestRestore);
+        QVERIFY(ConversationStore(p_->dir.path() + "/data").save(saved));
+        ConversationList* list = &p_->list;
+        QSignalSpy restores(list, &ConversationList::requestRestore);
         list->loadSaved();
         QCOMPARE(list->currentId(), QString("a1"));
         QCOMPARE(restores.count(), 1);
@@ -71,7 +57,7 @@ private slots:
     }
 
     void anUnusedConversationIsReusedAndTheFirstMessageNamesIt() {
-        auto list = make();
+        ConversationList* list = &p_->list;
         list->loadSaved();
         const QString first = list->currentId();
         list->newConversation();
@@ -88,9 +74,9 @@ private slots:
     }
 
     void aSaveSendsACopyToTheSaver() {
-        auto list = make();
+        ConversationList* list = &p_->list;
         list->loadSaved();
-        QSignalSpy saves(list.get(), &ConversationList::saveRequested);
+        QSignalSpy saves(list, &ConversationList::saveRequested);
         ConversationItem* c = list->current();
         c->draft = "half a thought";
         list->save(c);
@@ -100,13 +86,13 @@ private slots:
     }
 
     void aDeleteCanBeUndoneUntilItIsCommitted() {
-        auto list = make();
+        ConversationList* list = &p_->list;
         list->loadSaved();
         say(list->current(), "q", "a");
         const QString id = list->currentId();
-        QSignalSpy removing(list.get(), &ConversationList::removing);
-        QSignalSpy deletes(list.get(), &ConversationList::requestDelete);
-        QSignalSpy removes(list.get(), &ConversationList::removeRequested);
+        QSignalSpy removing(list, &ConversationList::removing);
+        QSignalSpy deletes(list, &ConversationList::requestDelete);
+        QSignalSpy removes(list, &ConversationList::removeRequested);
         list->deleteConversation(0);
         QCOMPARE(removing.count(), 1);
         QCOMPARE(removing[0][0].toString(), id);
@@ -130,14 +116,14 @@ private slots:
     }
 
     void unusedConversationsTakeTheLoadedModelsFormat() {
-        auto list = make();
+        ConversationList* list = &p_->list;
         list->loadSaved();
         ConversationItem* used = list->current();
         say(used, "q", "a");
         list->newConversation();
         ConversationItem* unused = list->current();
-        QSignalSpy formats(list.get(), &ConversationList::requestFormat);
-        QSignalSpy changed(list.get(), &ConversationList::modelChanged);
+        QSignalSpy formats(list, &ConversationList::requestFormat);
+        QSignalSpy changed(list, &ConversationList::modelChanged);
         list->onModelLoaded({}, {}, model(ChatFormat::Completion, 512));
         QCOMPARE(unused->format, ChatFormat::Completion);
         QCOMPARE(used->format, ChatFormat::Llama2Chat);
@@ -148,13 +134,13 @@ private slots:
     }
 
     void aNewBackendGetsEveryConversationBackTheDeletedOneToo() {
-        auto list = make();
+        ConversationList* list = &p_->list;
         list->loadSaved();
         say(list->current(), "q", "a");
         list->newConversation();
         say(list->current(), "q2", "a2");
         list->deleteConversation(1);
-        QSignalSpy restores(list.get(), &ConversationList::requestRestore);
+        QSignalSpy restores(list, &ConversationList::requestRestore);
         list->restoreAll();
         QCOMPARE(restores.count(), 2);  // the one left and the one Undo may bring back
     }
