@@ -12,6 +12,8 @@ Item {
     required property ChatFormatChoice format
     required property ConversationTransfer transfer
     required property ModelController model
+    // The current conversation answers: one binding the bubbles share.
+    readonly property bool busy: generation.generating
 
     ConversationHeader {
         id: header
@@ -44,7 +46,7 @@ Item {
         delegate: MessageBubble {
             width: ListView.view.width
             isLast: index === ListView.view.count - 1
-            busy: chatView.generation.generating
+            busy: chatView.busy
             onCopyRequested: (text) => chatView.transfer.copyText(text)
             onRegenerateRequested: chatView.generation.regenerate()
             onContinueRequested: chatView.generation.continueAnswer()
