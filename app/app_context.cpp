@@ -11,12 +11,15 @@ AppContext::AppContext(const AppPaths& paths, QObject* parent)
     : QObject(parent),
       keys_(paths.data_dir + "/api-keys.json"),
       settings_(std::make_unique<AppSettings>(paths.settings_file)),
-      chat_(std::make_unique<ChatController>(paths.data_dir, &settings_->store(), &cancel_)),
+      conversations_(std::make_unique<ConversationList>(paths.data_dir, &settings_->store())),
+      generation_(std::make_unique<Generation>(conversations_.get(), &cancel_)),
+      composer_(std::make_unique<MessageComposer>(conversations_.get(), generation_.get())),
+      format_(std::make_unique<ChatFormatChoice>(conversations_.get(), generation_.get())),
       appearance_(std::make_unique<Appearance>(&settings_->store())),
-      search_(std::make_unique<ConversationSearch>(chat_->conversations())),
-      transfer_(std::make_unique<ConversationTransfer>(chat_.get())),
+      search_(std::make_unique<ConversationSearch>(conversations_->model())),
+      transfer_(std::make_unique<ConversationTransfer>(conversations_.get())),
       model_(std::make_unique<ModelController>(settings_.get(), &keys_)),
-      figures_(std::make_unique<Figures>(chat_->conversations())),
+      figures_(std::make_unique<Figures>(conversations_->model())),
       inspector_(std::make_unique<CacheInspectorModel>()),
       worker_(std::make_unique<InferenceWorker>(&cancel_)),
       saver_(std::make_unique<ConversationSaver>(paths.data_dir)),
@@ -36,8 +39,7 @@ void AppContext::applySnapshotSettings() {
     if (budget == snapshot_budget_)
         return;
     snapshot_budget_ = budget;
-    QMetaObject::invokeMethod(worker_.get(), "setSnapshots", Qt::QueuedConnection, Q_ARG(QString, snapshot_dir_),
-                              Q_ARG(qint64, budget));
+    emit requestSnapshots(snapshot_dir_, budget);
 }
 
 AppContext::~AppContext() {
@@ -45,8 +47,10 @@ AppContext::~AppContext() {
     thread_.quit();
     thread_.wait();
     // What the worker said last (the stopped answer's end) is delivered, so it is saved.
-    QCoreApplication::sendPostedEvents(chat_.get());
-    chat_->shutdown();
+    QCoreApplication::sendPostedEvents(generation_.get());
+    conversations_->shutdown();
+    composer_->shutdown();
+    generation_->shutdown();
     worker_.reset();      // its thread has finished: nothing else can touch it now
     // Saves already asked for are written before we go (this call queues behind them), and
     // those that failed get one last try.
@@ -58,36 +62,39 @@ AppContext::~AppContext() {
 
 void AppContext::wire() {
     InferenceWorker* w = worker_.get();
-    ChatController* chat = chat_.get();
+    ConversationList* list = conversations_.get();
+    Generation* generation = generation_.get();
+    MessageComposer* composer = composer_.get();
     ModelController* model = model_.get();
     const auto q = Qt::QueuedConnection;
 
     // Requests: GUI thread -> worker thread.
+    connect(this, &AppContext::requestSnapshots, w, &InferenceWorker::setSnapshots, q);
     connect(model, &ModelController::requestLoad, w, &InferenceWorker::loadModel, q);
-    connect(chat, &ChatController::requestGenerate, w, &InferenceWorker::generate, q);
-    connect(chat, &ChatController::requestContinue, w, &InferenceWorker::continueAnswer, q);
-    connect(chat, &ChatController::requestRestore, w, &InferenceWorker::restoreConversation, q);
-    connect(chat, &ChatController::requestFormat, w, &InferenceWorker::setChatFormat, q);
-    connect(chat, &ChatController::requestReset, w, &InferenceWorker::resetConversation, q);
-    connect(chat, &ChatController::requestDelete, w, &InferenceWorker::deleteConversation, q);
-    connect(chat, &ChatController::requestTruncate, w, &InferenceWorker::truncateTurns, q);
-    connect(chat, &ChatController::requestDropOldest, w, &InferenceWorker::dropOldestTurns, q);
-    connect(chat, &ChatController::requestMeasure, w, &InferenceWorker::measureTurn, q);
-    connect(chat, &ChatController::requestPublish, w, &InferenceWorker::publish, q);
+    connect(list, &ConversationList::requestRestore, w, &InferenceWorker::restoreConversation, q);
+    connect(list, &ConversationList::requestFormat, w, &InferenceWorker::setChatFormat, q);
+    connect(list, &ConversationList::requestDelete, w, &InferenceWorker::deleteConversation, q);
+    connect(list, &ConversationList::requestPublish, w, &InferenceWorker::publish, q);
+    connect(generation, &Generation::requestGenerate, w, &InferenceWorker::generate, q);
+    connect(generation, &Generation::requestContinue, w, &InferenceWorker::continueAnswer, q);
+    connect(generation, &Generation::requestReset, w, &InferenceWorker::resetConversation, q);
+    connect(generation, &Generation::requestTruncate, w, &InferenceWorker::truncateTurns, q);
+    connect(generation, &Generation::requestDropOldest, w, &InferenceWorker::dropOldestTurns, q);
+    connect(composer, &MessageComposer::requestMeasure, w, &InferenceWorker::measureTurn, q);
 
     // Results: worker thread -> GUI thread.
     connect(w, &InferenceWorker::loadProgress, model, &ModelController::onLoadProgress, q);
     // The conversations and figures learn of a new model before the model controller tells
     // the window (modelChanged), so nothing reacting to that sees the old model's format.
-    connect(w, &InferenceWorker::historiesCleared, chat, &ChatController::restoreAll, q);
-    connect(w, &InferenceWorker::modelLoaded, chat, &ChatController::onModelLoaded, q);
+    connect(w, &InferenceWorker::historiesCleared, list, &ConversationList::restoreAll, q);
+    connect(w, &InferenceWorker::modelLoaded, list, &ConversationList::onModelLoaded, q);
     connect(w, &InferenceWorker::modelLoaded, figures_.get(), &Figures::onModelLoaded, q);
     connect(w, &InferenceWorker::modelLoaded, model, &ModelController::onModelLoaded, q);
     connect(w, &InferenceWorker::loadFailed, model, &ModelController::onLoadFailed, q);
-    connect(w, &InferenceWorker::tokenGenerated, chat, &ChatController::onTokenGenerated, q);
-    connect(w, &InferenceWorker::generationFinished, chat, &ChatController::onGenerationFinished, q);
-    connect(w, &InferenceWorker::statsChanged, chat, &ChatController::onStatsChanged, q);
-    connect(w, &InferenceWorker::turnMeasured, chat, &ChatController::onTurnMeasured, q);
+    connect(w, &InferenceWorker::tokenGenerated, generation, &Generation::onTokenGenerated, q);
+    connect(w, &InferenceWorker::generationFinished, generation, &Generation::onGenerationFinished, q);
+    connect(w, &InferenceWorker::statsChanged, list, &ConversationList::onStatsChanged, q);
+    connect(w, &InferenceWorker::turnMeasured, composer, &MessageComposer::onTurnMeasured, q);
     connect(w, &InferenceWorker::generationStarted, figures_.get(), &Figures::onGenerationStarted, q);
     connect(w, &InferenceWorker::tokenGenerated, figures_.get(), &Figures::onTokenGenerated, q);
     connect(w, &InferenceWorker::generationFinished, figures_.get(), &Figures::onGenerationFinished, q);
@@ -96,8 +103,8 @@ void AppContext::wire() {
     connect(w, &InferenceWorker::cacheLayoutReady, inspector_.get(), &CacheInspectorModel::onCacheLayout, q);
     connect(w, &InferenceWorker::error, this, [this](const QString&, const QString& m) { showError(m); }, q);
 
-    connect(chat, &ChatController::saveRequested, saver_.get(), &ConversationSaver::save, q);
-    connect(chat, &ChatController::removeRequested, saver_.get(), &ConversationSaver::remove, q);
+    connect(list, &ConversationList::saveRequested, saver_.get(), &ConversationSaver::save, q);
+    connect(list, &ConversationList::removeRequested, saver_.get(), &ConversationSaver::remove, q);
     connect(saver_.get(), &ConversationSaver::failed, this, [this](const QString& m) {
         save_error_ = m;
         showError(m);
@@ -109,13 +116,15 @@ void AppContext::wire() {
     }, q);
 
     // GUI-thread bookkeeping.
-    connect(chat, &ChatController::currentChanged, this, [this] {
-        figures_->setCurrentConversation(chat_->currentId());
-        inspector_->setCurrentConversation(chat_->currentId());
+    connect(list, &ConversationList::currentChanged, this, [this] {
+        figures_->setCurrentConversation(conversations_->currentId());
+        inspector_->setCurrentConversation(conversations_->currentId());
     });
-    connect(chat, &ChatController::requestDelete, inspector_.get(), &CacheInspectorModel::forget);
-    connect(chat, &ChatController::requestDelete, figures_.get(), &Figures::forget);
-    connect(chat, &ChatController::errorOccurred, this, &AppContext::showError);
+    connect(list, &ConversationList::requestDelete, inspector_.get(), &CacheInspectorModel::forget);
+    connect(list, &ConversationList::requestDelete, figures_.get(), &Figures::forget);
+    connect(list, &ConversationList::errorOccurred, this, &AppContext::showError);
+    connect(generation, &Generation::errorOccurred, this, &AppContext::showError);
+    connect(composer, &MessageComposer::errorOccurred, this, &AppContext::showError);
     connect(transfer_.get(), &ConversationTransfer::failed, this, &AppContext::showError);
     connect(model, &ModelController::errorOccurred, this, &AppContext::showError);
 }
@@ -123,10 +132,10 @@ void AppContext::wire() {
 void AppContext::start(const QString& modelPath, const QString& tokenizer) {
     applySnapshotSettings();  // before the first load, so restored conversations find their caches
     connect(settings_.get(), &AppSettings::changed, this, &AppContext::applySnapshotSettings);
-    chat_->setDropOldestWhenFull(settings_->dropOldestWhenFull());
-    connect(settings_.get(), &AppSettings::changed, chat_.get(),
-            [this] { chat_->setDropOldestWhenFull(settings_->dropOldestWhenFull()); });
-    chat_->loadSaved();
+    composer_->setDropOldestWhenFull(settings_->dropOldestWhenFull());
+    connect(settings_.get(), &AppSettings::changed, composer_.get(),
+            [this] { composer_->setDropOldestWhenFull(settings_->dropOldestWhenFull()); });
+    conversations_->loadSaved();
     if (!modelPath.isEmpty())
         model_->load(modelPath, tokenizer.isEmpty() ? settings_->tokenizerFor(modelPath) : tokenizer);
 }

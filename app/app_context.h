@@ -13,12 +13,15 @@
 #include "appearance.h"
 #include "cache_inspector_model.h"
 #include "cancel_flags.h"
-#include "chat_controller.h"
+#include "chat_format_choice.h"
+#include "conversation_list.h"
 #include "conversation_saver.h"
 #include "conversation_search.h"
 #include "conversation_transfer.h"
 #include "figures.h"
+#include "generation.h"
 #include "inference_worker.h"
+#include "message_composer.h"
 #include "model_controller.h"
 
 struct AppPaths {
@@ -31,7 +34,10 @@ class AppContext : public QObject {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("made by main() or a test")
-    Q_PROPERTY(ChatController* chat READ chat CONSTANT)
+    Q_PROPERTY(ConversationList* conversations READ conversations CONSTANT)
+    Q_PROPERTY(MessageComposer* composer READ composer CONSTANT)
+    Q_PROPERTY(Generation* generation READ generation CONSTANT)
+    Q_PROPERTY(ChatFormatChoice* format READ format CONSTANT)
     Q_PROPERTY(ModelController* model READ model CONSTANT)
     Q_PROPERTY(Figures* figures READ figures CONSTANT)
     Q_PROPERTY(CacheInspectorModel* inspector READ inspector CONSTANT)
@@ -44,7 +50,10 @@ public:
     explicit AppContext(const AppPaths& paths, QObject* parent = nullptr);
     ~AppContext() override;
 
-    ChatController* chat() { return chat_.get(); }
+    ConversationList* conversations() { return conversations_.get(); }
+    MessageComposer* composer() { return composer_.get(); }
+    Generation* generation() { return generation_.get(); }
+    ChatFormatChoice* format() { return format_.get(); }
     ModelController* model() { return model_.get(); }
     Figures* figures() { return figures_.get(); }
     CacheInspectorModel* inspector() { return inspector_.get(); }
@@ -55,7 +64,7 @@ public:
     // Only for connecting to its signals; its slots run on the worker thread.
     InferenceWorker* worker() { return worker_.get(); }
     QString errorMessage() const { return error_; }
-    // The conversations' Stop flags the engine reads once per token (ChatController::stop raises
+    // The conversations' Stop flags the engine reads once per token (Generation::stop raises
     // one); exposed for tests.
     CancelFlags* cancelFlags() { return &cancel_; }
 
@@ -67,6 +76,8 @@ public:
 
 signals:
     void errorChanged();
+    // To the worker: where KV snapshots go and how much disk they may take (0: none).
+    void requestSnapshots(const QString& folder, qint64 budgetBytes);
 
 private:
     void wire();
@@ -76,7 +87,10 @@ private:
     CancelFlags cancel_;
     ApiKeyStore keys_;
     std::unique_ptr<AppSettings> settings_;
-    std::unique_ptr<ChatController> chat_;
+    std::unique_ptr<ConversationList> conversations_;
+    std::unique_ptr<Generation> generation_;
+    std::unique_ptr<MessageComposer> composer_;
+    std::unique_ptr<ChatFormatChoice> format_;
     std::unique_ptr<Appearance> appearance_;
     std::unique_ptr<ConversationSearch> search_;
     std::unique_ptr<ConversationTransfer> transfer_;

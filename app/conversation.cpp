@@ -3,24 +3,21 @@
 #include <QLocale>
 
 bool can_continue(const Message& m) {
-    using llamadesk::StopReason;
-    using llamadesk::stop_reason_name;
     return m.role == Message::Role::Assistant && !m.streaming &&
-           (m.stop_reason == QLatin1String(kInterrupted) ||
-            m.stop_reason == QLatin1String(stop_reason_name(StopReason::Cancelled)) ||
-            m.stop_reason == QLatin1String(stop_reason_name(StopReason::MaxTokens)));
+           (m.stop_reason == AnswerEnd::Interrupted || m.stop_reason == AnswerEnd::Cancelled ||
+            m.stop_reason == AnswerEnd::MaxTokens);
 }
 
-int Conversation::remembered_turns() const { return turns_before(int(messages.size())); }
+int ConversationRecord::remembered_turns() const { return turns_before(int(messages.size())); }
 
-int Conversation::turns_before(int row) const {
+int ConversationRecord::turns_before(int row) const {
     int n = 0;
     for (int i = 0; i < row && i < messages.size(); ++i)
         n += messages[i].role == Message::Role::User && !messages[i].forgotten ? 1 : 0;
     return n;
 }
 
-std::vector<llamadesk::ChatTurn> Conversation::turns() const {
+std::vector<llamadesk::ChatTurn> ConversationRecord::turns() const {
     std::vector<llamadesk::ChatTurn> out;
     for (const Message& m : messages) {
         if (m.forgotten)
@@ -33,7 +30,7 @@ std::vector<llamadesk::ChatTurn> Conversation::turns() const {
     return out;
 }
 
-QString conversation_date(const Conversation& conversation) {
+QString conversation_date(const ConversationRecord& conversation) {
     if (!conversation.created.isValid()) return {};
     return QLocale::c().toString(conversation.created.toLocalTime().date(), QStringLiteral("dd MMM yyyy"));
 }

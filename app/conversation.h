@@ -1,32 +1,34 @@
-// A conversation as the window keeps it: its messages (alternating user / assistant), its chat
-// format, the text typed and not yet sent, and its figures as the engine last reported them.
+// A conversation's messages (alternating user / assistant) and its two forms: what the store
+// writes (ConversationRecord) and what the window's lists show (ConversationItem).
 #pragma once
 
 #include <QDateTime>
 #include <QList>
 #include <QMetaType>
 #include <QString>
+#include <utility>
 #include <vector>
 
 #include <llamadesk/engine.h>
+
+#include "answer_end.h"
 
 struct Message {
     enum class Role { User, Assistant };
     Role role = Role::User;
     QString text;
     bool streaming = false;  // the answer is still being generated (saved as interrupted)
-    QString stop_reason;     // llamadesk::stop_reason_name() or kInterrupted, for a finished answer
+    AnswerEnd::Reason stop_reason = AnswerEnd::None;  // for a finished answer
     bool forgotten = false;  // dropped from the model's view to make room; still shown
     QDateTime time;          // when it was sent, or when its answer began (UTC); null in old files
 };
 
-// The stop reason of an answer that was streaming when the app ended (kill, crash, power loss).
-inline constexpr char kInterrupted[] = "interrupted";
-
 // An answer cut short (stopped, at its token limit, or interrupted) that the model can go on with.
 bool can_continue(const Message& m);
 
-struct Conversation {
+// A conversation as the store writes it (and export carries it): its messages, its chat format,
+// the text typed and not sent yet, and the model that wrote its last answer.
+struct ConversationRecord {
     QString id;              // a UUID; also the file name under the data folder
     QString title;
     QDateTime created;
@@ -34,7 +36,6 @@ struct Conversation {
     llamadesk::ChatFormat format = llamadesk::ChatFormat::Llama2Chat;
     QString draft;           // typed in the composer, not sent yet
     QString model;           // the model that wrote the last answer, as the window names it
-    llamadesk::ConversationStats stats;  // as the engine last reported them; not saved
 
     // User messages the model still sees (forgotten ones excluded): the engine's turn count.
     int remembered_turns() const;
@@ -44,11 +45,19 @@ struct Conversation {
     std::vector<llamadesk::ChatTurn> turns() const;
 };
 
-// "chat" / "completion": the saved files' and QML's name of a format.
+// A conversation as the window shows it: its record, and its figures as the engine last reported
+// them (not saved).
+struct ConversationItem : ConversationRecord {
+    ConversationItem() = default;
+    explicit ConversationItem(ConversationRecord record) : ConversationRecord(std::move(record)) {}
+    llamadesk::ConversationStats stats;
+};
+
+// "chat" / "completion" (chat_formats()' keys): the saved files' name of a format.
 QString format_key(llamadesk::ChatFormat format);
 // The day the conversation was created, as Llama 3.1's system header writes a date ("03 Dec 2026"),
 // so its first turn's tokens stay the same across restarts.
-QString conversation_date(const Conversation& conversation);
+QString conversation_date(const ConversationRecord& conversation);
 llamadesk::ChatFormat format_from_key(const QString& key, llamadesk::ChatFormat fallback);
 
-Q_DECLARE_METATYPE(Conversation)
+Q_DECLARE_METATYPE(ConversationRecord)

@@ -14,12 +14,12 @@ QString role_name(Message::Role role) { return role == Message::Role::User ? "us
 QString iso(const QDateTime& t) { return t.isValid() ? t.toString(Qt::ISODateWithMs) : QString(); }
 
 QJsonObject conversation_json(const ConversationExport& e) {
-    const Conversation& c = e.conversation;
+    const ConversationRecord& c = e.conversation;
     QJsonArray messages;
     for (const Message& m : c.messages) {
         QJsonObject o{{"role", role_name(m.role)}, {"text", m.text}, {"time", iso(m.time)}};
         if (m.role == Message::Role::Assistant)
-            o.insert("stop_reason", m.streaming ? QString(kInterrupted) : m.stop_reason);
+            o.insert("stop_reason", AnswerEnd::name(m.streaming ? AnswerEnd::Interrupted : m.stop_reason));
         if (m.forgotten)
             o.insert("forgotten", true);
         messages.append(o);
@@ -36,7 +36,7 @@ QJsonObject conversation_json(const ConversationExport& e) {
 
 std::optional<ConversationExport> conversation_from(const QJsonObject& o, QString* error) {
     ConversationExport e;
-    Conversation& c = e.conversation;
+    ConversationRecord& c = e.conversation;
     c.id = o.value("id").toString();
     c.title = o.value("title").toString();
     c.created = QDateTime::fromString(o.value("created").toString(), Qt::ISODateWithMs);
@@ -64,7 +64,7 @@ std::optional<ConversationExport> conversation_from(const QJsonObject& o, QStrin
         msg.role = role == "user" ? Message::Role::User : Message::Role::Assistant;
         msg.text = m.value("text").toString();
         msg.time = QDateTime::fromString(m.value("time").toString(), Qt::ISODateWithMs);
-        msg.stop_reason = m.value("stop_reason").toString();
+        msg.stop_reason = AnswerEnd::from_name(m.value("stop_reason").toString());
         msg.forgotten = m.value("forgotten").toBool();
         c.messages.append(msg);
     }
@@ -76,7 +76,7 @@ std::optional<ConversationExport> conversation_from(const QJsonObject& o, QStrin
 }  // namespace
 
 QString export_markdown(const ConversationExport& e) {
-    const Conversation& c = e.conversation;
+    const ConversationRecord& c = e.conversation;
     QString out = "# " + c.title + "\n\n";
     QStringList facts;
     if (c.created.isValid())

@@ -13,7 +13,7 @@
 
 // A conversation with what belongs to it outside its saved record.
 struct ConversationExport {
-    Conversation conversation;
+    ConversationRecord conversation;
     QString system_prompt;
     QVariantMap sampling;  // ConversationSettings::samplingOf's keys
 };

@@ -7,7 +7,7 @@ int ConversationListModel::rowCount(const QModelIndex& parent) const {
 }
 
 QVariant ConversationListModel::data(const QModelIndex& index, int role) const {
-    const Conversation* c = at(index.row());
+    const ConversationItem* c = at(index.row());
     if (!c)
         return {};
     switch (role) {
@@ -26,7 +26,7 @@ QHash<int, QByteArray> ConversationListModel::roleNames() const {
             {CachedTokensRole, "cachedTokens"}, {AnsweringRole, "answering"}};
 }
 
-Conversation* ConversationListModel::at(int row) const {
+ConversationItem* ConversationListModel::at(int row) const {
     return row >= 0 && row < rowCount() ? conversations_[size_t(row)].get() : nullptr;
 }
 
@@ -37,43 +37,43 @@ int ConversationListModel::rowOf(const QString& id) const {
     return -1;
 }
 
-Conversation* ConversationListModel::find(const QString& id) const { return at(rowOf(id)); }
+ConversationItem* ConversationListModel::find(const QString& id) const { return at(rowOf(id)); }
 
-Conversation* ConversationListModel::prepend(Conversation conversation) {
-    return insert(0, std::make_unique<Conversation>(std::move(conversation)));
+ConversationItem* ConversationListModel::prepend(ConversationItem conversation) {
+    return insert(0, std::make_unique<ConversationItem>(std::move(conversation)));
 }
 
-Conversation* ConversationListModel::append(Conversation conversation) {
-    return insert(rowCount(), std::make_unique<Conversation>(std::move(conversation)));
+ConversationItem* ConversationListModel::append(ConversationItem conversation) {
+    return insert(rowCount(), std::make_unique<ConversationItem>(std::move(conversation)));
 }
 
-Conversation* ConversationListModel::insert(int row, std::unique_ptr<Conversation> conversation) {
+ConversationItem* ConversationListModel::insert(int row, std::unique_ptr<ConversationItem> conversation) {
     row = std::clamp(row, 0, rowCount());
     beginInsertRows({}, row, row);
-    Conversation* added = conversation.get();
+    ConversationItem* added = conversation.get();
     conversations_.insert(conversations_.begin() + row, std::move(conversation));
     endInsertRows();
     emit countChanged();
     return added;
 }
 
-std::unique_ptr<Conversation> ConversationListModel::take(int row) {
+std::unique_ptr<ConversationItem> ConversationListModel::take(int row) {
     if (!at(row))
         return nullptr;
     beginRemoveRows({}, row, row);
-    std::unique_ptr<Conversation> taken = std::move(conversations_[size_t(row)]);
+    std::unique_ptr<ConversationItem> taken = std::move(conversations_[size_t(row)]);
     conversations_.erase(conversations_.begin() + row);
     endRemoveRows();
     emit countChanged();
     return taken;
 }
 
-void ConversationListModel::setStats(Conversation* conversation, const llamadesk::ConversationStats& stats) {
+void ConversationListModel::setStats(ConversationItem* conversation, const llamadesk::ConversationStats& stats) {
     conversation->stats = stats;
     touched(conversation);
 }
 
-void ConversationListModel::touched(const Conversation* conversation) {
+void ConversationListModel::touched(const ConversationItem* conversation) {
     const int row = conversation ? rowOf(conversation->id) : -1;
     if (row >= 0)
         emit dataChanged(index(row), index(row));

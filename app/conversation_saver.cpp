@@ -2,12 +2,12 @@
 
 ConversationSaver::ConversationSaver(const QString& dataDir, int retryMs, QObject* parent)
     : QObject(parent), store_(dataDir), retry_(this) {
-    qRegisterMetaType<Conversation>();
+    qRegisterMetaType<ConversationRecord>();
     retry_.setInterval(retryMs);
     connect(&retry_, &QTimer::timeout, this, &ConversationSaver::flush);
 }
 
-void ConversationSaver::save(const Conversation& conversation) {
+void ConversationSaver::save(const ConversationRecord& conversation) {
     pending_.insert(conversation.id, conversation);
     flush();
 }

@@ -17,7 +17,7 @@ public:
     explicit ConversationSaver(const QString& dataDir, int retryMs = kRetryMs, QObject* parent = nullptr);
 
 public slots:
-    void save(const Conversation& conversation);
+    void save(const ConversationRecord& conversation);
     void remove(const QString& id);
     // Tries every pending save now.
     void flush();
@@ -33,7 +33,7 @@ signals:
 
 private:
     ConversationStore store_;
-    QMap<QString, Conversation> pending_;  // by id: the newest version not yet on disk
+    QMap<QString, ConversationRecord> pending_;  // by id: the newest version not yet on disk
     QTimer retry_;
     QString last_failure_;
 };

@@ -54,7 +54,7 @@ void ConversationSearch::setMarkColor(const QString& color) {
         emit dataChanged(index(0, 0), index(rowCount() - 1, 0), {TitleMarkedRole, SnippetRole});
 }
 
-const ConversationSearch::Folded& ConversationSearch::folded(const Conversation* c) const {
+const ConversationSearch::Folded& ConversationSearch::folded(const ConversationItem* c) const {
     auto it = folded_.find(c);
     if (it == folded_.end()) {
         Folded f{c->title.toCaseFolded(), {}};
@@ -98,7 +98,7 @@ QString ConversationSearch::marked(const QString& text) const {
     return out + text.mid(done).toHtmlEscaped();
 }
 
-QString ConversationSearch::snippet(const Conversation* c) const {
+QString ConversationSearch::snippet(const ConversationItem* c) const {
     const Folded& f = folded(c);
     for (int i = 0; i < f.messages.size(); ++i)
         for (const QString& word : words_)
@@ -114,7 +114,7 @@ QString ConversationSearch::snippet(const Conversation* c) const {
 QVariant ConversationSearch::data(const QModelIndex& index, int role) const {
     if (role != TitleMarkedRole && role != SnippetRole)
         return QSortFilterProxyModel::data(index, role);
-    const Conversation* c = conversations_->at(mapToSource(index).row());
+    const ConversationItem* c = conversations_->at(mapToSource(index).row());
     if (!c)
         return {};
     if (role == TitleMarkedRole)

@@ -48,15 +48,15 @@ private:
         QString title;
         QStringList messages;
     };
-    const Folded& folded(const Conversation* c) const;
+    const Folded& folded(const ConversationItem* c) const;
     // text as StyledText, HTML-escaped, with every word of the query marked.
     QString marked(const QString& text) const;
     // The first message holding a word, as one line around the first match; empty: none does.
-    QString snippet(const Conversation* c) const;
+    QString snippet(const ConversationItem* c) const;
 
     ConversationListModel* conversations_;
     QString query_;
     QStringList words_;  // the query's words, case-folded
     QString mark_color_ = QStringLiteral("#ffd24d");
-    mutable QHash<const Conversation*, Folded> folded_;
+    mutable QHash<const ConversationItem*, Folded> folded_;
 };

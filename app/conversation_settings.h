@@ -14,7 +14,7 @@
 class ConversationSettings : public QObject {
     Q_OBJECT
     QML_ELEMENT
-    QML_UNCREATABLE("owned by ChatController")
+    QML_UNCREATABLE("owned by ConversationList")
     Q_PROPERTY(QString systemPrompt READ systemPrompt WRITE setSystemPrompt NOTIFY changed)
     Q_PROPERTY(QString defaultSystemPrompt READ defaultSystemPrompt WRITE setDefaultSystemPrompt NOTIFY changed)
     Q_PROPERTY(double temperature READ temperature WRITE setTemperature NOTIFY changed)

@@ -23,11 +23,11 @@ ConversationStore::ConversationStore(const QString& dataDir) : dir_(dataDir + "/
 
 QString ConversationStore::pathOf(const QString& id) const { return dir_ + "/" + id + ".json"; }
 
-QByteArray ConversationStore::toJson(const Conversation& conversation) {
+QByteArray ConversationStore::toJson(const ConversationRecord& conversation) {
     QJsonArray messages;
     for (const Message& m : conversation.messages) {
         QJsonObject o{{"role", role_name(m.role)}, {"text", m.text},
-                      {"stop_reason", m.streaming ? QString(kInterrupted) : m.stop_reason}};
+                      {"stop_reason", AnswerEnd::name(m.streaming ? AnswerEnd::Interrupted : m.stop_reason)}};
         if (m.forgotten)
             o.insert("forgotten", true);
         if (m.time.isValid())
@@ -45,7 +45,7 @@ QByteArray ConversationStore::toJson(const Conversation& conversation) {
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 
-std::optional<Conversation> ConversationStore::fromJson(const QByteArray& json, QString* error) {
+std::optional<ConversationRecord> ConversationStore::fromJson(const QByteArray& json, QString* error) {
     QJsonParseError parse_error;
     const QJsonDocument doc = QJsonDocument::fromJson(json, &parse_error);
     if (!doc.isObject()) {
@@ -60,7 +60,7 @@ std::optional<Conversation> ConversationStore::fromJson(const QByteArray& json, 
             *error = "unknown version or missing id";
         return std::nullopt;
     }
-    Conversation c;
+    ConversationRecord c;
     c.id = root.value("id").toString();
     c.title = root.value("title").toString();
     c.created = QDateTime::fromString(root.value("created").toString(), Qt::ISODateWithMs);
@@ -72,7 +72,7 @@ std::optional<Conversation> ConversationStore::fromJson(const QByteArray& json, 
         Message m;
         m.role = o.value("role").toString() == "user" ? Message::Role::User : Message::Role::Assistant;
         m.text = o.value("text").toString();
-        m.stop_reason = o.value("stop_reason").toString();
+        m.stop_reason = AnswerEnd::from_name(o.value("stop_reason").toString());
         m.forgotten = o.value("forgotten").toBool();
         m.time = QDateTime::fromString(o.value("time").toString(), Qt::ISODateWithMs);
         c.messages.append(m);
@@ -80,13 +80,13 @@ std::optional<Conversation> ConversationStore::fromJson(const QByteArray& json, 
     return c;
 }
 
-QList<Conversation> ConversationStore::loadAll(QStringList* errors) const {
-    QList<Conversation> out;
+QList<ConversationRecord> ConversationStore::loadAll(QStringList* errors) const {
+    QList<ConversationRecord> out;
     const QDir dir(dir_);
     for (const QString& name : dir.entryList({"*.json"}, QDir::Files)) {
         QFile file(dir.filePath(name));
         QString error;
-        std::optional<Conversation> c;
+        std::optional<ConversationRecord> c;
         if (file.open(QIODevice::ReadOnly))
             c = fromJson(file.readAll(), &error);
         else
@@ -106,11 +106,11 @@ QList<Conversation> ConversationStore::loadAll(QStringList* errors) const {
                                                       moved ? "kept as " + aside : "left where it is: could not move it to " + aside));
     }
     std::sort(out.begin(), out.end(),
-              [](const Conversation& a, const Conversation& b) { return a.created > b.created; });
+              [](const ConversationRecord& a, const ConversationRecord& b) { return a.created > b.created; });
     return out;
 }
 
-bool ConversationStore::save(const Conversation& conversation, QString* error) const {
+bool ConversationStore::save(const ConversationRecord& conversation, QString* error) const {
     QDir().mkpath(dir_);
     QSaveFile file(pathOf(conversation.id));
     // flush() before commit(): Qt 6.4's commit() reports success when the disk refuses the last

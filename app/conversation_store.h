@@ -17,16 +17,16 @@ public:
     // Every readable conversation, newest first. An unreadable file is moved into unreadable/ beside
     // the others (under a name no file there has: never overwritten, never deleted), so no later
     // save can take its place, and named in *errors with why and where it now is.
-    QList<Conversation> loadAll(QStringList* errors = nullptr) const;
+    QList<ConversationRecord> loadAll(QStringList* errors = nullptr) const;
     QString unreadableDir() const { return dir_ + "/unreadable"; }
-    bool save(const Conversation& conversation, QString* error = nullptr) const;
+    bool save(const ConversationRecord& conversation, QString* error = nullptr) const;
     bool remove(const QString& id) const;
     QString pathOf(const QString& id) const;
 
     // An answer still streaming is saved as interrupted: a restart shows it as cut short, with
     // what had been written so far.
-    static QByteArray toJson(const Conversation& conversation);
-    static std::optional<Conversation> fromJson(const QByteArray& json, QString* error = nullptr);
+    static QByteArray toJson(const ConversationRecord& conversation);
+    static std::optional<ConversationRecord> fromJson(const QByteArray& json, QString* error = nullptr);
 
 private:
     QString dir_;

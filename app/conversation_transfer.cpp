@@ -1,11 +1,13 @@
 #include "conversation_transfer.h"
 
+#include <QClipboard>
 #include <QFile>
+#include <QGuiApplication>
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QUuid>
 
-#include "chat_controller.h"
+#include "conversation_list.h"
 
 namespace {
 
@@ -15,10 +17,10 @@ QString conversations(qsizetype n) {
 
 }  // namespace
 
-ConversationTransfer::ConversationTransfer(ChatController* chat, QObject* parent) : QObject(parent), chat_(chat) {}
+ConversationTransfer::ConversationTransfer(ConversationList* list, QObject* parent) : QObject(parent), list_(list) {}
 
-ConversationExport ConversationTransfer::exportOf(const Conversation& c) const {
-    return {c, chat_->settings()->systemPromptOf(c.id), chat_->settings()->samplingOf(c.id)};
+ConversationExport ConversationTransfer::exportOf(const ConversationRecord& c) const {
+    return {c, list_->settings()->systemPromptOf(c.id), list_->settings()->samplingOf(c.id)};
 }
 
 bool ConversationTransfer::write(const QUrl& file, const QByteArray& bytes, const QString& what) {
@@ -34,19 +36,19 @@ bool ConversationTransfer::write(const QUrl& file, const QByteArray& bytes, cons
 }
 
 bool ConversationTransfer::exportMarkdown(int row, const QUrl& file) {
-    const Conversation* c = chat_->conversations()->at(row);
+    const ConversationItem* c = list_->model()->at(row);
     return c && write(file, export_markdown(exportOf(*c)).toUtf8(), "“" + c->title + "”");
 }
 
 bool ConversationTransfer::exportJson(int row, const QUrl& file) {
-    const Conversation* c = chat_->conversations()->at(row);
+    const ConversationItem* c = list_->model()->at(row);
     return c && write(file, export_json({exportOf(*c)}), "“" + c->title + "”");
 }
 
 bool ConversationTransfer::exportAll(const QUrl& file) {
     QList<ConversationExport> all;
-    for (int row = 0; row < chat_->conversations()->rowCount(); ++row)
-        all.append(exportOf(*chat_->conversations()->at(row)));
+    for (int row = 0; row < list_->model()->rowCount(); ++row)
+        all.append(exportOf(*list_->model()->at(row)));
     return write(file, export_json(all), conversations(all.size()));
 }
 
@@ -71,21 +73,23 @@ int ConversationTransfer::importFile(const QUrl& file) {
     }
     // The file's order is the list's (newest first); prepending from the end keeps it.
     for (auto it = imported->rbegin(); it != imported->rend(); ++it) {
-        Conversation c = std::move(it->conversation);
+        ConversationRecord c = std::move(it->conversation);
         // Always a new id: importing a file twice, or beside its own original, replaces nothing.
         c.id = QUuid::createUuid().toString(QUuid::WithoutBraces);
-        chat_->settings()->assign(c.id, it->system_prompt, it->sampling);
-        chat_->addConversation(std::move(c));
+        list_->settings()->assign(c.id, it->system_prompt, it->sampling);
+        list_->addConversation(std::move(c));
     }
-    chat_->selectConversation(0);  // the first of them, so the person sees what came in
+    list_->selectConversation(0);  // the first of them, so the person sees what came in
     emit done(tr("Imported %1 from %2").arg(conversations(imported->size()), path));
     return int(imported->size());
 }
 
 QString ConversationTransfer::suggestedName(int row, const QString& extension) const {
-    const Conversation* c = chat_->conversations()->at(row);
+    const ConversationItem* c = list_->model()->at(row);
     QString name = c ? c->title : QStringLiteral("conversation");
     name.remove(QRegularExpression(QStringLiteral(R"([*?"<>|\x00-\x1f])")));
     name.replace(QRegularExpression(QStringLiteral(R"([/\\:])")), QStringLiteral("-"));
     return name.left(80).trimmed() + "." + extension;
 }
+
+void ConversationTransfer::copyText(const QString& text) { QGuiApplication::clipboard()->setText(text); }

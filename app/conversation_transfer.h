@@ -1,6 +1,6 @@
 // The window's export and import: one conversation to Markdown or JSON, all of them to one JSON
 // file, and a JSON export read back as new conversations with new ids (nothing already there is
-// replaced).
+// replaced); and a message's text to the clipboard.
 // Rows are ConversationListModel rows. Every outcome is said: done() or failed() with the file.
 #pragma once
 
@@ -10,14 +10,14 @@
 
 #include "conversation_export.h"
 
-class ChatController;
+class ConversationList;
 
 class ConversationTransfer : public QObject {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("owned by AppContext")
 public:
-    explicit ConversationTransfer(ChatController* chat, QObject* parent = nullptr);
+    explicit ConversationTransfer(ConversationList* list, QObject* parent = nullptr);
 
     Q_INVOKABLE bool exportMarkdown(int row, const QUrl& file);
     Q_INVOKABLE bool exportJson(int row, const QUrl& file);
@@ -26,14 +26,15 @@ public:
     Q_INVOKABLE int importFile(const QUrl& file);
     // A file name for a save dialog: the conversation's title without characters file systems refuse.
     Q_INVOKABLE QString suggestedName(int row, const QString& extension) const;
+    Q_INVOKABLE void copyText(const QString& text);
 
 signals:
     void done(const QString& message);
     void failed(const QString& message);
 
 private:
-    ConversationExport exportOf(const Conversation& c) const;
+    ConversationExport exportOf(const ConversationRecord& c) const;
     bool write(const QUrl& file, const QByteArray& bytes, const QString& what);
 
-    ChatController* chat_;
+    ConversationList* list_;
 };

@@ -26,12 +26,12 @@ int Figures::carriedTokens() const {
 }
 
 int Figures::cachedTokens() const {
-    const Conversation* c = conversations_->find(current_);
+    const ConversationItem* c = conversations_->find(current_);
     return c ? c->stats.cached_tokens : 0;
 }
 
 int Figures::contextLength() const {
-    const Conversation* c = conversations_->find(current_);
+    const ConversationItem* c = conversations_->find(current_);
     return c ? c->stats.context_length : 0;
 }
 

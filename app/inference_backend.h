@@ -37,6 +37,10 @@ public:
                                                         const llamadesk::GenerateParams& params,
                                                         const llamadesk::TokenCallback& on_token,
                                                         const std::atomic<bool>* cancel) = 0;
+    // Several answers, admit asked for more as Engine::generate_batch does: this machine's engine
+    // answers them together, a server one conversation at a time.
+    virtual std::vector<llamadesk::GenerationResult> generate_batch(const std::vector<llamadesk::BatchRequest>& requests,
+                                                                    const llamadesk::BatchAdmission& admit) = 0;
     // Fails (and the window shows no count) where the tokenizer is out of reach, as on a server.
     virtual llamadesk::Status measure_turn(llamadesk::ConversationId id, const std::string& user_text,
                                            const std::string& system_prompt, llamadesk::TurnSize* out) = 0;

@@ -11,11 +11,7 @@
 using namespace llamadesk;
 
 InferenceWorker::InferenceWorker(CancelFlags* cancel, QObject* parent)
-    : QObject(parent), cancel_(cancel) {
-    auto local = std::make_unique<LocalBackend>();
-    local_ = local.get();
-    backend_ = std::move(local);
-}
+    : QObject(parent), engine_(std::make_unique<LocalBackend>()), backend_(engine_.get()), cancel_(cancel) {}
 
 InferenceWorker::~InferenceWorker() = default;
 
@@ -47,17 +43,15 @@ void InferenceWorker::loadModel(const QString& path, const QString& tokenizer, i
         emit loadProgress(fraction, QString::fromStdString(stage));
     };
     // A server in use stays until this machine's engine has loaded.
-    std::unique_ptr<LocalBackend> fresh = local_ ? nullptr : std::make_unique<LocalBackend>();
-    if (fresh)
-        report(QString(), fresh->set_snapshots(snapshots_));
-    const Status status = (local_ ? local_ : fresh.get())->load(params);
+    const Status status = engine_->load(params);
     if (!status.ok()) {
         emit loadFailed(path, int(status.code), QString::fromStdString(status.message));
         return;
     }
-    if (fresh) {
-        local_ = fresh.get();
-        replaceBackend(std::move(fresh));
+    if (backend_ != engine_.get()) {
+        backend_ = engine_.get();
+        server_.reset();
+        clearHistories();
     }
     emit modelLoaded(path, tokenizer, backend_->model_info());
     publishAll();  // every cache went with the old model
@@ -72,8 +66,7 @@ void InferenceWorker::setSnapshots(const QString& folder, qint64 budgetBytes) {
         snapshots_.budget_bytes = budgetBytes;
         snapshots_.on_log = [](const std::string& line) { qInfo("%s", line.c_str()); };
     }
-    if (local_)
-        report(QString(), local_->set_snapshots(snapshots_));
+    report(QString(), engine_->set_snapshots(snapshots_));
 }
 
 void InferenceWorker::connectRemote(const QString& location, int timeoutMs, const QString& apiKey) {
@@ -84,14 +77,17 @@ void InferenceWorker::connectRemote(const QString& location, int timeoutMs, cons
         emit loadFailed(location, int(ErrorCode::BackendUnavailable), error);
         return;
     }
-    local_ = nullptr;
-    replaceBackend(std::move(remote));
+    server_ = std::move(remote);
+    backend_ = server_.get();
+    // A fresh engine gives back the memory of the model it held.
+    engine_ = std::make_unique<LocalBackend>();
+    report(QString(), engine_->set_snapshots(snapshots_));
+    clearHistories();
     emit modelLoaded(location, QString(), backend_->model_info());
     publishAll();
 }
 
-void InferenceWorker::replaceBackend(std::unique_ptr<InferenceBackend> backend) {
-    backend_ = std::move(backend);
+void InferenceWorker::clearHistories() {
     for (Entry& entry : conversations_) {
         entry.id = -1;
         entry.pending_turns.clear();
@@ -141,21 +137,10 @@ void InferenceWorker::setChatFormat(const QString& key, ChatFormat format, const
 }
 
 void InferenceWorker::generate(const QString& key, const QString& text, const GenerateParams& params) {
-    if (!local_) {  // a server: one answer at a time
-        const std::string user_text = text.toStdString();
-        return run(key, [&](ConversationId id, const TokenCallback& on_token) {
-            return backend_->generate(id, user_text, params, on_token, cancel_->of(key));
-        });
-    }
     ask({key, text.toStdString(), params, false});
 }
 
 void InferenceWorker::continueAnswer(const QString& key, const GenerateParams& params) {
-    if (!local_) {
-        return run(key, [&](ConversationId id, const TokenCallback& on_token) {
-            return backend_->continue_answer(id, params, on_token, cancel_->of(key));
-        });
-    }
     ask({key, std::string(), params, true});
 }
 
@@ -179,15 +164,6 @@ bool InferenceWorker::waitForBatch(const QString& key, std::function<void()> cal
 
 void InferenceWorker::runBatch() {
     while (!waiting_.empty()) {
-        if (!local_) {  // a load while the batch ran brought a server: it answers one at a time
-            for (WaitingAnswer& w : std::exchange(waiting_, {})) {
-                if (w.resume)
-                    continueAnswer(w.key, w.params);
-                else
-                    generate(w.key, QString::fromStdString(w.text), w.params);
-            }
-            return;
-        }
         runOneBatch();
         draining_ = true;  // held requests run in order; answers among them wait for the next batch
         for (const std::function<void()>& call : std::exchange(after_batch_, {}))
@@ -216,21 +192,13 @@ void InferenceWorker::runOneBatch() {
         }
         return requests;
     };
-    local_->generate_batch(admit(), [&] {
+    backend_->generate_batch(admit(), [&] {
         // Requests that came since the last step are delivered now: answers join (generate()
         // adds to waiting_), other conversations' requests run, the rest wait (waitForBatch).
         QCoreApplication::sendPostedEvents();
         return admit();
     });
     batch_running_ = false;
-}
-
-void InferenceWorker::run(const QString& key, const Generation& generation) {
-    AnswerStream stream{key, ensure(key)};
-    startStream(stream);
-    const GenerationResult result = generation(
-        stream.id, [&](const std::string& piece, const GenerationStats& stats) { onPiece(stream, piece, stats); });
-    onEnd(stream, result);
 }
 
 void InferenceWorker::startStream(AnswerStream& stream) {

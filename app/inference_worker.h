@@ -4,11 +4,11 @@
 // is touched from the GUI thread except the conversations' Stop flags (CancelFlags), atomics the
 // GUI sets and the engine reads once per token.
 //
-// This machine's engine answers several conversations at once: one batch (Engine::generate_batch)
-// takes the answers asked for, and between its steps the worker handles the requests that came
-// meanwhile: a new answer joins the batch, a request about another conversation runs at once, and
-// one about a conversation of the batch, or a model load, waits until the batch ends. A server
-// answers one conversation at a time.
+// Answers are asked of the backend as one batch (InferenceBackend::generate_batch) of the answers
+// asked for, and whenever it admits more (between steps of this machine's engine, between answers
+// of a server) the worker handles the requests that came meanwhile: a new answer joins the batch,
+// a request about another conversation runs at once, and one about a conversation of the batch, or
+// a model load, waits until the batch ends.
 //
 // Every change to a conversation's cache is published with the conversation's key (statsChanged
 // and cacheLayoutReady), during an answer too, and for every conversation after an answer, since
@@ -92,8 +92,6 @@ private:
         llamadesk::ChatFormat format = llamadesk::ChatFormat::Llama2Chat;
         std::string date;  // the conversation's day; empty: the engine's today
     };
-    using Generation = std::function<llamadesk::GenerationResult(llamadesk::ConversationId,
-                                                                 const llamadesk::TokenCallback&)>;
     // What the window hears of one answer: pieces at most every kEmitIntervalMs, then its end.
     struct AnswerStream {
         AnswerStream(const QString& key, llamadesk::ConversationId id) : key(key), id(id) {}
@@ -109,11 +107,10 @@ private:
         llamadesk::GenerateParams params;
         bool resume = false;  // continueAnswer(): goes on with the last answer
     };
-    void run(const QString& key, const Generation& generation);
     void startStream(AnswerStream& stream);
     void onPiece(AnswerStream& stream, const std::string& piece, const llamadesk::GenerationStats& stats);
     void onEnd(AnswerStream& stream, const llamadesk::GenerationResult& result);
-    // Queues an answer of this machine's engine for the batch (starting one when none runs).
+    // Queues an answer for the batch (starting one when none runs).
     void ask(WaitingAnswer answer);
     // Answers waiting_ and every answer asked for while it runs, together; then the requests held
     // for its end, and again while answers wait.
@@ -128,13 +125,16 @@ private:
     void publishAll();
     void report(const QString& key, const llamadesk::Status& status);
     void connectRemote(const QString& location, int timeoutMs, const QString& apiKey);
-    void replaceBackend(std::unique_ptr<InferenceBackend> backend);
+    // The backend was replaced: the conversations it held are gone (historiesCleared).
+    void clearHistories();
     void publishServerFigures(const QString& key);
 
     static constexpr int kEmitIntervalMs = 50;
-    std::unique_ptr<InferenceBackend> backend_;
-    LocalBackend* local_ = nullptr;  // backend_ when it is this machine's engine
-    llamadesk::SnapshotSettings snapshots_;  // for this machine's engine, whenever there is one
+    // This machine's engine loads checkpoints; while a server answers it holds no model.
+    std::unique_ptr<LocalBackend> engine_;
+    std::unique_ptr<InferenceBackend> server_;  // the server connected to, while one answers
+    InferenceBackend* backend_;                 // the one that answers: engine_ or server_
+    llamadesk::SnapshotSettings snapshots_;
     CancelFlags* cancel_;
     QHash<QString, Entry> conversations_;
     std::vector<WaitingAnswer> waiting_;         // asked for, not yet in the batch

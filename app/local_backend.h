@@ -41,10 +41,8 @@ public:
                                                 const std::atomic<bool>* cancel) override {
         return engine_.continue_answer(id, params, on_token, cancel);
     }
-    // Several answers at once, admitted between steps (Engine::generate_batch): a server has no
-    // such call, so only this machine's engine answers conversations together.
     std::vector<llamadesk::GenerationResult> generate_batch(const std::vector<llamadesk::BatchRequest>& requests,
-                                                            const llamadesk::BatchAdmission& admit) {
+                                                            const llamadesk::BatchAdmission& admit) override {
         return engine_.generate_batch(requests, admit);
     }
     llamadesk::Status measure_turn(llamadesk::ConversationId id, const std::string& user_text,

@@ -41,7 +41,7 @@ QString markdown_as_html(const QString& markdown) {
 }
 
 QVariantMap prose_block(const QString& markdown) {
-    return {{"kind", "text"}, {"html", markdown_as_html(markdown)}, {"code", QString()},
+    return {{"isCode", false}, {"html", markdown_as_html(markdown)}, {"code", QString()},
             {"language", QString()}};
 }
 
@@ -50,7 +50,7 @@ QVariantMap code_block(const MarkdownBlock& block, const CodeColours& colours, c
     const QString html =
         QStringLiteral("<pre style=\"margin:0; white-space:pre-wrap; font-family:monospace\">%1</pre>")
             .arg(highlight_code(block.text, block.language, colours) + end);
-    return {{"kind", "code"}, {"html", html}, {"code", block.text},
+    return {{"isCode", true}, {"html", html}, {"code", block.text},
             {"language", language_display_name(block.language)}};
 }
 
@@ -85,7 +85,7 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
         return {};
     const Message& m = shown_->messages[index.row()];
     switch (role) {
-    case RoleRole: return m.role == Message::Role::User ? "user" : "assistant";
+    case MineRole: return m.role == Message::Role::User;
     case Qt::DisplayRole:
     case TextRole: return m.text;
     case HtmlRole: return markdown_as_html(m.streaming ? m.text + kCursor : m.text);
@@ -93,7 +93,7 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
         return m.role == Message::Role::User ? QVariantList()
                                              : blocks_of(m, dark_ ? CodeColours::dark() : CodeColours::light());
     case StreamingRole: return m.streaming;
-    case StopReasonRole: return m.stop_reason;
+    case StopReasonRole: return int(m.stop_reason);
     case ContinuableRole: return can_continue(m);
     case ForgottenRole: return m.forgotten;
     default: return {};
@@ -101,7 +101,7 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
 }
 
 QHash<int, QByteArray> MessageListModel::roleNames() const {
-    return {{RoleRole, "role"},           {TextRole, "text"},
+    return {{MineRole, "mine"},           {TextRole, "text"},
             {HtmlRole, "html"},           {StreamingRole, "streaming"},
             {StopReasonRole, "stopReason"}, {ContinuableRole, "continuable"},
             {ForgottenRole, "forgotten"},     {BlocksRole, "blocks"}};
@@ -116,14 +116,14 @@ void MessageListModel::setDark(bool dark) {
         emit dataChanged(index(0), index(rowCount() - 1), {BlocksRole});
 }
 
-void MessageListModel::show(Conversation* conversation) {
+void MessageListModel::show(ConversationItem* conversation) {
     beginResetModel();
     shown_ = conversation;
     endResetModel();
     emit countChanged();
 }
 
-void MessageListModel::append(Conversation* c, const Message& message) {
+void MessageListModel::append(ConversationItem* c, const Message& message) {
     const int row = int(c->messages.size());
     if (c == shown_)
         beginInsertRows({}, row, row);
@@ -134,22 +134,22 @@ void MessageListModel::append(Conversation* c, const Message& message) {
     }
 }
 
-void MessageListModel::appendText(Conversation* c, int row, const QString& piece) {
+void MessageListModel::appendText(ConversationItem* c, int row, const QString& piece) {
     if (row < 0 || row >= c->messages.size())
         return;
     c->messages[row].text += piece;
     changed(c, row, row + 1);
 }
 
-void MessageListModel::setStreaming(Conversation* c, int row) {
+void MessageListModel::setStreaming(ConversationItem* c, int row) {
     if (row < 0 || row >= c->messages.size())
         return;
     c->messages[row].streaming = true;
-    c->messages[row].stop_reason.clear();
+    c->messages[row].stop_reason = AnswerEnd::None;
     changed(c, row, row + 1);
 }
 
-void MessageListModel::finish(Conversation* c, int row, const QString& text, const QString& stopReason) {
+void MessageListModel::finish(ConversationItem* c, int row, const QString& text, AnswerEnd::Reason stopReason) {
     if (row < 0 || row >= c->messages.size())
         return;
     Message& m = c->messages[row];
@@ -159,7 +159,7 @@ void MessageListModel::finish(Conversation* c, int row, const QString& text, con
     changed(c, row, row + 1);
 }
 
-void MessageListModel::remove(Conversation* c, int first, int n) {
+void MessageListModel::remove(ConversationItem* c, int first, int n) {
     if (n <= 0 || first < 0 || first + n > c->messages.size())
         return;
     if (c == shown_)
@@ -171,7 +171,7 @@ void MessageListModel::remove(Conversation* c, int first, int n) {
     }
 }
 
-void MessageListModel::truncate(Conversation* c, int n) {
+void MessageListModel::truncate(ConversationItem* c, int n) {
     const int size = int(c->messages.size());
     if (n >= size)
         return;
@@ -184,7 +184,7 @@ void MessageListModel::truncate(Conversation* c, int n) {
     }
 }
 
-void MessageListModel::forget(Conversation* c, int first, int last) {
+void MessageListModel::forget(ConversationItem* c, int first, int last) {
     last = std::min(last, int(c->messages.size()));
     for (int i = first; i < last; ++i)
         c->messages[i].forgotten = true;
@@ -192,7 +192,7 @@ void MessageListModel::forget(Conversation* c, int first, int last) {
         changed(c, first, last);
 }
 
-void MessageListModel::changed(Conversation* c, int first, int last) {
+void MessageListModel::changed(ConversationItem* c, int first, int last) {
     if (c == shown_)
         emit dataChanged(index(first), index(last - 1));
 }

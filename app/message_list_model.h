@@ -10,21 +10,21 @@
 class MessageListModel : public QAbstractListModel {
     Q_OBJECT
     QML_ELEMENT
-    QML_UNCREATABLE("owned by ChatController")
+    QML_UNCREATABLE("owned by ConversationList")
     Q_PROPERTY(int count READ rowCount NOTIFY countChanged)
     // Code blocks coloured for a dark code background instead of a light one.
     Q_PROPERTY(bool dark READ dark WRITE setDark NOTIFY darkChanged)
 public:
     enum Roles {
-        RoleRole = Qt::UserRole + 1,
+        MineRole = Qt::UserRole + 1,  // the person wrote it (a question), else the model (an answer)
         TextRole,
         HtmlRole,         // an answer's Markdown as HTML, with any raw HTML in it shown as text
         StreamingRole,
         StopReasonRole,
         ContinuableRole,  // an answer cut short that the model can go on with
         ForgottenRole,
-        // An answer as blocks of prose and code: QVariantMaps of kind ("text" or "code"), html, and
-        // for code the code itself and its language's name
+        // An answer as blocks of prose and code: QVariantMaps of isCode, html, and for code the
+        // code itself and its language's name
         BlocksRole,
     };
 
@@ -36,26 +36,26 @@ public:
     bool dark() const { return dark_; }
     void setDark(bool dark);
 
-    Conversation* conversation() const { return shown_; }
-    void show(Conversation* conversation);
+    ConversationItem* conversation() const { return shown_; }
+    void show(ConversationItem* conversation);
 
-    void append(Conversation* c, const Message& message);
-    void appendText(Conversation* c, int row, const QString& piece);
-    void setStreaming(Conversation* c, int row);
-    void finish(Conversation* c, int row, const QString& text, const QString& stopReason);
+    void append(ConversationItem* c, const Message& message);
+    void appendText(ConversationItem* c, int row, const QString& piece);
+    void setStreaming(ConversationItem* c, int row);
+    void finish(ConversationItem* c, int row, const QString& text, AnswerEnd::Reason stopReason);
     // Keeps the first n messages.
-    void truncate(Conversation* c, int n);
+    void truncate(ConversationItem* c, int n);
     // Removes messages [first, first + n).
-    void remove(Conversation* c, int first, int n);
+    void remove(ConversationItem* c, int first, int n);
     // Marks messages [first, last) as outside the model's memory.
-    void forget(Conversation* c, int first, int last);
+    void forget(ConversationItem* c, int first, int last);
 
 signals:
     void countChanged();
     void darkChanged();
 
 private:
-    void changed(Conversation* c, int first, int last);
-    Conversation* shown_ = nullptr;
+    void changed(ConversationItem* c, int first, int last);
+    ConversationItem* shown_ = nullptr;
     bool dark_ = false;
 };

@@ -1,5 +1,7 @@
 #include "remote_backend.h"
 
+#include <deque>
+
 using namespace llamadesk;
 using namespace llamadesk::remote;
 
@@ -45,12 +47,12 @@ RemoteBackend::RemoteBackend(const Endpoint& endpoint, int timeout_ms) : session
     info_.chat_format_reason = "the server applies its model's template";
 }
 
-RemoteBackend::Conversation* RemoteBackend::find(ConversationId id) {
+RemoteBackend::History* RemoteBackend::find(ConversationId id) {
     const auto it = conversations_.find(id);
     return it == conversations_.end() ? nullptr : &it->second;
 }
 
-const RemoteBackend::Conversation* RemoteBackend::find(ConversationId id) const {
+const RemoteBackend::History* RemoteBackend::find(ConversationId id) const {
     const auto it = conversations_.find(id);
     return it == conversations_.end() ? nullptr : &it->second;
 }
@@ -61,14 +63,14 @@ ConversationId RemoteBackend::create_conversation(ChatFormat format, const std::
 }
 
 Status RemoteBackend::set_chat_format(ConversationId id, ChatFormat format) {
-    Conversation* c = find(id);
+    History* c = find(id);
     if (!c) return unknown(id);
     c->format = format;
     return Status::success();
 }
 
 Status RemoteBackend::reset_conversation(ConversationId id) {
-    Conversation* c = find(id);
+    History* c = find(id);
     if (!c) return unknown(id);
     c->turns.clear();
     c->system_prompt.clear();
@@ -80,7 +82,7 @@ Status RemoteBackend::delete_conversation(ConversationId id) {
 }
 
 Status RemoteBackend::truncate_turns(ConversationId id, int n_turns) {
-    Conversation* c = find(id);
+    History* c = find(id);
     if (!c) return unknown(id);
     if (n_turns < 0 || size_t(n_turns) > c->turns.size())
         return Status::error(ErrorCode::InvalidArgument, "cannot keep " + std::to_string(n_turns) + " of " +
@@ -90,7 +92,7 @@ Status RemoteBackend::truncate_turns(ConversationId id, int n_turns) {
 }
 
 Status RemoteBackend::drop_oldest_turns(ConversationId id, int n, const std::string& system_prompt) {
-    Conversation* c = find(id);
+    History* c = find(id);
     if (!c) return unknown(id);
     if (n < 0 || size_t(n) > c->turns.size())
         return Status::error(ErrorCode::InvalidArgument, "cannot drop " + std::to_string(n) + " of " +
@@ -102,7 +104,7 @@ Status RemoteBackend::drop_oldest_turns(ConversationId id, int n, const std::str
 
 Status RemoteBackend::restore_turns(ConversationId id, const std::vector<ChatTurn>& turns,
                                     const std::string& system_prompt) {
-    Conversation* c = find(id);
+    History* c = find(id);
     if (!c) return unknown(id);
     c->turns = turns;
     c->system_prompt = system_prompt;
@@ -111,14 +113,14 @@ Status RemoteBackend::restore_turns(ConversationId id, const std::vector<ChatTur
 
 GenerationResult RemoteBackend::generate(ConversationId id, const std::string& user_text, const GenerateParams& params,
                                          const TokenCallback& on_token, const std::atomic<bool>* cancel) {
-    Conversation* c = find(id);
+    History* c = find(id);
     if (!c) return refused(unknown(id));
     return answer(*c, id, {user_text, {}}, false, params, on_token, cancel);
 }
 
 GenerationResult RemoteBackend::continue_answer(ConversationId id, const GenerateParams& params,
                                                 const TokenCallback& on_token, const std::atomic<bool>* cancel) {
-    Conversation* c = find(id);
+    History* c = find(id);
     if (!c) return refused(unknown(id));
     if (c->turns.empty()) return refused(Status::error(ErrorCode::InvalidArgument, "there is no answer to continue"));
     // The chat API starts a new assistant message; going on inside one is not part of it.
@@ -129,7 +131,24 @@ GenerationResult RemoteBackend::continue_answer(ConversationId id, const Generat
     return answer(*c, id, c->turns.back(), true, params, on_token, cancel);
 }
 
-GenerationResult RemoteBackend::answer(Conversation& c, ConversationId id, ChatTurn turn, bool continuing,
+std::vector<GenerationResult> RemoteBackend::generate_batch(const std::vector<BatchRequest>& requests,
+                                                           const BatchAdmission& admit) {
+    std::deque<BatchRequest> queue(requests.begin(), requests.end());
+    std::vector<GenerationResult> results;
+    while (!queue.empty()) {
+        const BatchRequest r = std::move(queue.front());
+        queue.pop_front();
+        GenerationResult result = r.resume ? continue_answer(r.conversation, r.params, r.on_token, r.cancel)
+                                           : generate(r.conversation, r.user_text, r.params, r.on_token, r.cancel);
+        if (r.on_finished) r.on_finished(result);
+        results.push_back(std::move(result));
+        if (admit)
+            for (BatchRequest& more : admit()) queue.push_back(std::move(more));
+    }
+    return results;
+}
+
+GenerationResult RemoteBackend::answer(History& c, ConversationId id, ChatTurn turn, bool continuing,
                                        const GenerateParams& params, const TokenCallback& on_token,
                                        const std::atomic<bool>* cancel) {
     GenerationResult result;
@@ -213,7 +232,7 @@ Status RemoteBackend::measure_turn(ConversationId, const std::string&, const std
 }
 
 Status RemoteBackend::conversation_stats(ConversationId id, ConversationStats* out) const {
-    const Conversation* c = find(id);
+    const History* c = find(id);
     if (!c) return unknown(id);
     *out = ConversationStats{};
     out->id = id;

@@ -35,6 +35,10 @@ public:
     llamadesk::GenerationResult continue_answer(llamadesk::ConversationId id, const llamadesk::GenerateParams& params,
                                                 const llamadesk::TokenCallback& on_token,
                                                 const std::atomic<bool>* cancel) override;
+    // The server answers one conversation at a time: each request in turn, and after each answer
+    // those admit brings, in the order they came.
+    std::vector<llamadesk::GenerationResult> generate_batch(const std::vector<llamadesk::BatchRequest>& requests,
+                                                            const llamadesk::BatchAdmission& admit) override;
     llamadesk::Status measure_turn(llamadesk::ConversationId id, const std::string& user_text,
                                    const std::string& system_prompt, llamadesk::TurnSize* out) override;
     llamadesk::Status conversation_stats(llamadesk::ConversationId id, llamadesk::ConversationStats* out) const override;
@@ -43,16 +47,16 @@ public:
     std::optional<ServerFigures> server_figures() const override { return figures_; }
 
 private:
-    struct Conversation {
+    struct History {
         llamadesk::ChatFormat format = llamadesk::ChatFormat::Llama2Chat;
         std::vector<llamadesk::ChatTurn> turns;
         std::string system_prompt;
     };
     RemoteBackend(const llamadesk::remote::Endpoint& endpoint, int timeout_ms);
-    Conversation* find(llamadesk::ConversationId id);
-    const Conversation* find(llamadesk::ConversationId id) const;
+    History* find(llamadesk::ConversationId id);
+    const History* find(llamadesk::ConversationId id) const;
     // Streams the answer to `turn` (appended to c's history when anything came back).
-    llamadesk::GenerationResult answer(Conversation& c, llamadesk::ConversationId id, llamadesk::ChatTurn turn,
+    llamadesk::GenerationResult answer(History& c, llamadesk::ConversationId id, llamadesk::ChatTurn turn,
                                        bool continuing, const llamadesk::GenerateParams& params,
                                        const llamadesk::TokenCallback& on_token, const std::atomic<bool>* cancel);
     llamadesk::GenerationStats stats_of(llamadesk::ConversationId id, const llamadesk::remote::StreamFigures& f) const;
@@ -60,7 +64,7 @@ private:
 
     llamadesk::remote::RemoteSession session_;
     llamadesk::ModelInfo info_;
-    std::map<llamadesk::ConversationId, Conversation> conversations_;
+    std::map<llamadesk::ConversationId, History> conversations_;
     llamadesk::ConversationId next_id_ = 1;
     std::optional<ServerFigures> figures_;
 };

@@ -24,14 +24,13 @@ void save_and_quit(QQmlApplicationEngine* engine, const QString& path) {
 
 void capture_screenshot_after_answer(QQmlApplicationEngine* engine, AppContext* app,
                                      const QString& prompt, const QString& path) {
-    ChatController* chat = app->chat();
-    QObject::connect(app->model(), &ModelController::modelChanged, chat, [chat, prompt] {
-        chat->send(prompt);
+    QObject::connect(app->model(), &ModelController::modelChanged, app, [app, prompt] {
+        app->composer()->send(prompt);
     });
-    QObject::connect(chat, &ChatController::generatingChanged, engine, [engine, chat, prompt, path] {
-        if (chat->generating()) return;
+    QObject::connect(app->generation(), &Generation::generatingChanged, engine, [engine, app, prompt, path] {
+        if (app->generation()->generating()) return;
         // The exchange goes to stdout too, so scripts can check what the model answered.
-        MessageListModel* messages = chat->messages();
+        MessageListModel* messages = app->conversations()->messages();
         const QString answer =
             messages->data(messages->index(messages->rowCount() - 1), MessageListModel::TextRole).toString();
         std::printf("%s\n%s\n", qPrintable(prompt), qPrintable(answer));

@@ -6,14 +6,22 @@ import LlamaDesk.Core
 
 Item {
     id: chatView
-    required property ChatController chat
+    required property ConversationList conversations
+    required property Generation generation
+    required property MessageComposer composer
+    required property ChatFormatChoice format
+    required property ConversationTransfer transfer
     required property ModelController model
+    // The current conversation answers: one binding the bubbles share.
+    readonly property bool busy: generation.generating
 
     ConversationHeader {
         id: header
         anchors.left: parent.left
         anchors.right: parent.right
-        chat: chatView.chat
+        conversations: chatView.conversations
+        generation: chatView.generation
+        format: chatView.format
     }
 
     ListView {
@@ -26,7 +34,7 @@ Item {
         anchors.margins: 8
         clip: true
         spacing: 10
-        model: chatView.chat.messages
+        model: chatView.conversations.messages
         ScrollBar.vertical: ScrollBar {}
 
         // Keep the newest text in sight unless the reader has scrolled up.
@@ -38,12 +46,12 @@ Item {
         delegate: MessageBubble {
             width: ListView.view.width
             isLast: index === ListView.view.count - 1
-            busy: chatView.chat.generating
-            onCopyRequested: (text) => chatView.chat.copyText(text)
-            onRegenerateRequested: chatView.chat.regenerate()
-            onContinueRequested: chatView.chat.continueAnswer()
-            onResendRequested: (row, text) => chatView.chat.editAndResend(row, text)
-            onDeleteRequested: (row) => chatView.chat.deleteExchange(row)
+            busy: chatView.busy
+            onCopyRequested: (text) => chatView.transfer.copyText(text)
+            onRegenerateRequested: chatView.generation.regenerate()
+            onContinueRequested: chatView.generation.continueAnswer()
+            onResendRequested: (row, text) => chatView.generation.editAndResend(row, text)
+            onDeleteRequested: (row) => chatView.generation.deleteExchange(row)
         }
     }
 
@@ -57,7 +65,7 @@ Item {
             width: parent.width
             horizontalAlignment: Text.AlignHCenter
             wrapMode: Text.Wrap
-            text: chatView.chat.chatFormat === "completion"
+            text: chatView.format.chatFormat === ChatFormatChoice.Completion
                   ? qsTr("Write the beginning of a text; the model continues it. Enter sends, Shift+Enter starts a new line.")
                   : qsTr("Ask something. Enter sends, Shift+Enter starts a new line.")
             color: Theme.muted
@@ -77,7 +85,7 @@ Item {
                 anchors.horizontalCenter: parent.horizontalCenter
                 text: modelData
                 flat: true
-                onClicked: chatView.chat.send(modelData)
+                onClicked: chatView.composer.send(modelData)
             }
         }
     }

@@ -1,5 +1,5 @@
 // The input: Enter sends, Shift+Enter is a new line; Send turns into Stop while an answer streams.
-// The text is the conversation's draft, kept by the controller (and saved), so nothing typed is
+// The text is the conversation's draft, kept by MessageComposer (and saved), so nothing typed is
 // lost: not by switching conversations, not by a refused message, not by a restart. Under it, what
 // the message costs in tokens and how many the conversation has left.
 import QtQuick
@@ -9,7 +9,9 @@ import LlamaDesk.Core
 
 Rectangle {
     id: composer
-    required property ChatController chat
+    required property MessageComposer drafts
+    required property Generation generation
+    required property ConversationList conversations
     required property bool ready
     // The window's shortcuts for a key event, true when one ran: X11's key theme gives a text area
     // Ctrl+K, Ctrl+N and others (Emacs-style editing) before the window's shortcuts see them.
@@ -20,21 +22,21 @@ Rectangle {
     color: Theme.background
 
     function submit() {
-        if (composer.chat.generating || !composer.ready || input.text.trim().length === 0)
+        if (composer.generation.generating || !composer.ready || input.text.trim().length === 0)
             return
-        composer.chat.send(input.text)
+        composer.drafts.send(input.text)
     }
 
     // Typing goes on at the end of a draft that comes back (restart, switch, refused message).
     function showDraft() {
-        if (input.text === composer.chat.draft)
+        if (input.text === composer.drafts.draft)
             return
-        input.text = composer.chat.draft
+        input.text = composer.drafts.draft
         input.cursorPosition = input.length
     }
 
     // A new or another conversation: typing goes to its composer, whatever was clicked to get there.
-    readonly property string conversationId: chat.currentId
+    readonly property string conversationId: conversations.currentId
     onConversationIdChanged: input.forceActiveFocus()
 
     Component.onCompleted: {
@@ -42,10 +44,13 @@ Rectangle {
         input.forceActiveFocus()
     }
     Connections {
-        target: composer.chat
+        target: composer.drafts
         function onDraftChanged() { composer.showDraft() }
+    }
+    Connections {
+        target: composer.generation
         function onGeneratingChanged() {
-            if (!composer.chat.generating)
+            if (!composer.generation.generating)
                 input.forceActiveFocus()
         }
     }
@@ -71,7 +76,7 @@ Rectangle {
                     placeholderText: composer.ready ? qsTr("Message the model…") : qsTr("Open a model to send")
                     Accessible.name: qsTr("Message")
                     focus: true
-                    onTextChanged: composer.chat.draft = text
+                    onTextChanged: composer.drafts.draft = text
                     Keys.onPressed: (event) => {
                         if ((event.key === Qt.Key_Return || event.key === Qt.Key_Enter)
                                 && !(event.modifiers & Qt.ShiftModifier)) {
@@ -85,13 +90,13 @@ Rectangle {
             }
             Button {
                 objectName: "sendButton"
-                text: composer.chat.generating ? qsTr("Stop") : qsTr("Send")
-                enabled: composer.chat.generating
-                         || (composer.ready && input.text.trim().length > 0 && !composer.chat.draftTooLong)
+                text: composer.generation.generating ? qsTr("Stop") : qsTr("Send")
+                enabled: composer.generation.generating
+                         || (composer.ready && input.text.trim().length > 0 && !composer.drafts.draftTooLong)
                 highlighted: true
                 Layout.preferredWidth: 90
                 Layout.alignment: Qt.AlignBottom
-                onClicked: composer.chat.generating ? composer.chat.stop() : composer.submit()
+                onClicked: composer.generation.generating ? composer.generation.stop() : composer.submit()
             }
         }
 
@@ -99,21 +104,21 @@ Rectangle {
         // when there is nothing to say.
         Label {
             objectName: "draftNote"
-            readonly property bool shown: input.text.length > 0 && composer.chat.draftTokens >= 0
+            readonly property bool shown: input.text.length > 0 && composer.drafts.draftTokens >= 0
             Layout.fillWidth: true
             wrapMode: Text.Wrap
             font.pixelSize: Theme.px(11)
-            color: composer.chat.draftTooLong ? Theme.danger : Theme.muted
-            opacity: composer.chat.draftCounted ? 1 : 0.6  // counting the latest keystrokes
+            color: composer.drafts.draftTooLong ? Theme.danger : Theme.muted
+            opacity: composer.drafts.draftCounted ? 1 : 0.6  // counting the latest keystrokes
             text: !shown ? ""
-                  : composer.chat.draftTooLong
+                  : composer.drafts.draftTooLong
                     ? qsTr("%1 tokens: longer than the model's whole context of %2 tokens. Shorten it or split it.")
-                      .arg(composer.chat.draftTokens).arg(composer.chat.contextLength)
-                  : composer.chat.draftNeedsRoom
+                      .arg(composer.drafts.draftTokens).arg(composer.drafts.contextLength)
+                  : composer.drafts.draftNeedsRoom
                     ? qsTr("%1 tokens: more than the %2 left in this conversation. Sending offers to make room.")
-                      .arg(composer.chat.draftTokens).arg(composer.chat.draftRoom)
+                      .arg(composer.drafts.draftTokens).arg(composer.drafts.draftRoom)
                     : qsTr("%1 tokens · %2 left in this conversation")
-                      .arg(composer.chat.draftTokens).arg(composer.chat.draftRoom)
+                      .arg(composer.drafts.draftTokens).arg(composer.drafts.draftRoom)
         }
     }
 }

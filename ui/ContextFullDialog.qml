@@ -8,16 +8,16 @@ import LlamaDesk.Core
 
 Dialog {
     id: dialog
-    required property ChatController chat
+    required property MessageComposer composer
     required property int contextLength
 
     objectName: "contextFullDialog"
     title: qsTr("The conversation is full")
     modal: true
     width: 480
-    visible: chat.contextFull
+    visible: composer.contextFull
     closePolicy: Popup.CloseOnEscape
-    onRejected: chat.dismissContextFull()
+    onRejected: composer.dismissContextFull()
 
     ColumnLayout {
         anchors.fill: parent
@@ -25,7 +25,7 @@ Dialog {
         Label {
             Layout.fillWidth: true
             wrapMode: Text.Wrap
-            text: (dialog.chat.messageWaiting
+            text: (dialog.composer.messageWaiting
                    ? qsTr("Your message does not fit in what is left of the model's context (%1 tokens). "
                           + "Send it in a new conversation, or drop the oldest turns from the model's "
                           + "memory and send it here. It stays in the composer until it is sent.")
@@ -40,14 +40,14 @@ Dialog {
             Layout.alignment: Qt.AlignRight
             Button {
                 objectName: "contextFullNewConversation"
-                text: dialog.chat.messageWaiting ? qsTr("Send in a new conversation") : qsTr("New conversation")
-                onClicked: dialog.chat.continueInNewConversation()
+                text: dialog.composer.messageWaiting ? qsTr("Send in a new conversation") : qsTr("New conversation")
+                onClicked: dialog.composer.continueInNewConversation()
             }
             Button {
                 objectName: "contextFullDropOldest"
-                text: dialog.chat.messageWaiting ? qsTr("Drop oldest turns and send") : qsTr("Drop oldest turns")
+                text: dialog.composer.messageWaiting ? qsTr("Drop oldest turns and send") : qsTr("Drop oldest turns")
                 highlighted: true
-                onClicked: dialog.chat.dropOldestTurnsAndContinue()
+                onClicked: dialog.composer.dropOldestTurnsAndContinue()
             }
         }
     }

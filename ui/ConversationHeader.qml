@@ -8,9 +8,11 @@ import LlamaDesk.Core
 
 Rectangle {
     id: header
-    required property ChatController chat
-    function indexOf(key) { return chat.formats.findIndex(f => f.key === key) }
-    function nameOf(key) { const i = indexOf(key); return i < 0 ? key : chat.formats[i].name }
+    required property ConversationList conversations
+    required property Generation generation
+    required property ChatFormatChoice format
+    function indexOf(value) { return format.formats.findIndex(f => f.format === value) }
+    function nameOf(value) { const i = indexOf(value); return i < 0 ? "" : format.formats[i].name }
 
     implicitHeight: row.implicitHeight + 12
     color: Theme.background
@@ -22,7 +24,7 @@ Rectangle {
         anchors.rightMargin: 12
         spacing: 10
         Label {
-            text: header.chat.currentTitle
+            text: header.conversations.currentTitle
             textFormat: Text.PlainText
             font.bold: true
             color: Theme.text
@@ -34,14 +36,14 @@ Rectangle {
         Label {
             id: detectedLine
             objectName: "detectedFormat"
-            text: !header.chat.suggestedFormatKnown ? header.chat.suggestedFormatReason
-                  : header.chat.suggestedFormat !== header.chat.chatFormat
-                  ? qsTr("the model suggests %1 (%2)").arg(header.nameOf(header.chat.suggestedFormat))
-                                                        .arg(header.chat.suggestedFormatReason)
-                  : qsTr("detected: %1").arg(header.chat.suggestedFormatReason)
-            visible: header.chat.suggestedFormatReason !== ""
+            text: !header.format.suggestedFormatKnown ? header.format.suggestedFormatReason
+                  : header.format.suggestedFormat !== header.format.chatFormat
+                  ? qsTr("the model suggests %1 (%2)").arg(header.nameOf(header.format.suggestedFormat))
+                                                        .arg(header.format.suggestedFormatReason)
+                  : qsTr("detected: %1").arg(header.format.suggestedFormatReason)
+            visible: header.format.suggestedFormatReason !== ""
             textFormat: Text.PlainText
-            color: header.chat.suggestedFormatKnown ? Theme.muted : Theme.danger
+            color: header.format.suggestedFormatKnown ? Theme.muted : Theme.danger
             font.pixelSize: Theme.px(11)
             elide: Text.ElideRight
             Layout.maximumWidth: header.width * 0.35
@@ -54,13 +56,13 @@ Rectangle {
         ComboBox {
             objectName: "formatSelector"
             Accessible.name: qsTr("Chat format")
-            model: header.chat.formats
+            model: header.format.formats
             textRole: "name"
-            valueRole: "key"
-            currentIndex: header.indexOf(header.chat.chatFormat)
-            enabled: !header.chat.generating
+            valueRole: "format"
+            currentIndex: header.indexOf(header.format.chatFormat)
+            enabled: !header.generation.generating
             Layout.preferredWidth: 170
-            onActivated: header.chat.chatFormat = currentValue
+            onActivated: header.format.chatFormat = currentValue
         }
     }
 }

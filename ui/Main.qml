@@ -23,7 +23,7 @@ ApplicationWindow {
     // scale from the desktop's size, and popups take the window's font and palette too.
     Binding { target: Theme; property: "dark"; value: window.app.appearance.dark }
     Binding { target: Theme; property: "zoom"; value: window.app.appearance.zoom }
-    Binding { target: window.app.chat.messages; property: "dark"; value: Theme.dark }  // code colours
+    Binding { target: window.app.conversations.messages; property: "dark"; value: Theme.dark }  // code colours
     font.pointSize: Qt.application.font.pointSize * Theme.zoom
     palette {
         window: Theme.background

@@ -22,14 +22,14 @@ Item {
     // sequences are handled where they act (the composer, focus) and only listed.
     readonly property var shortcuts: [
         { sequences: ["Ctrl+N"], keys: "Ctrl+N", action: qsTr("New conversation"),
-          run: () => root.app.chat.newConversation() },
+          run: () => root.app.conversations.newConversation() },
         { sequences: ["Ctrl+O"], keys: "Ctrl+O", action: qsTr("Open a model file"), run: () => fileDialog.open() },
         { sequences: ["Ctrl+K", "Ctrl+F"], keys: "Ctrl+K, Ctrl+F", action: qsTr("Search conversations"),
           run: () => sidebar.focusSearch() },
         { sequences: [], keys: "Enter", action: qsTr("Send the message") },
         { sequences: [], keys: "Shift+Enter", action: qsTr("New line in the message") },
         { sequences: ["Esc"], keys: "Esc", action: qsTr("Clear the search, else stop the answer"),
-          run: () => { if (!sidebar.clearSearch()) root.app.chat.stop() } },
+          run: () => { if (!sidebar.clearSearch()) root.app.generation.stop() } },
         { sequences: ["Ctrl++", "Ctrl+="], keys: "Ctrl+Plus", action: qsTr("Zoom in"),
           run: () => root.app.appearance.zoomIn() },
         { sequences: ["Ctrl+-"], keys: "Ctrl+Minus", action: qsTr("Zoom out"),
@@ -101,7 +101,7 @@ Item {
                 id: sidebar
                 Layout.preferredWidth: root.narrow ? 220 : 260
                 Layout.fillHeight: true
-                chat: root.app.chat
+                conversations: root.app.conversations
                 search: root.app.search
                 transfer: root.app.transfer
                 remote: root.app.model.remote
@@ -129,7 +129,11 @@ Item {
                     ChatView {
                         anchors.fill: parent
                         visible: root.app.model.hasModel
-                        chat: root.app.chat
+                        conversations: root.app.conversations
+                        generation: root.app.generation
+                        composer: root.app.composer
+                        format: root.app.format
+                        transfer: root.app.transfer
                         model: root.app.model
                     }
                 }
@@ -139,7 +143,9 @@ Item {
                     anchors.right: parent.right
                     anchors.bottom: parent.bottom
                     height: implicitHeight
-                    chat: root.app.chat
+                    drafts: root.app.composer
+                    generation: root.app.generation
+                    conversations: root.app.conversations
                     ready: root.app.model.hasModel
                     runShortcut: root.runShortcut
                 }
@@ -230,7 +236,7 @@ Item {
     SettingsDialog {
         id: settingsDialog
         anchors.centerIn: parent
-        conversation: root.app.chat.settings
+        conversation: root.app.conversations.settings
         appSettings: root.app.settings
         appearance: root.app.appearance
         apiKeyStorage: root.app.model.apiKeyStorage
@@ -243,7 +249,7 @@ Item {
     }
     ContextFullDialog {
         anchors.centerIn: parent
-        chat: root.app.chat
+        composer: root.app.composer
         contextLength: root.app.model.contextLength
     }
     TokenizerDialog {

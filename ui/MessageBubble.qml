@@ -6,15 +6,16 @@
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import LlamaDesk.Core
 
 Item {
     id: bubble
     required property int index
-    required property string role
+    required property bool mine  // a question; else an answer
     required property string text
-    required property var blocks  // of the answer: {kind: "text" or "code", html, code, language}
+    required property var blocks  // of the answer: {isCode, html, code, language}
     required property bool streaming
-    required property string stopReason
+    required property int stopReason  // an AnswerEnd.Reason
     required property bool continuable
     required property bool forgotten
     required property bool isLast
@@ -25,7 +26,6 @@ Item {
     signal resendRequested(int row, string text)
     signal deleteRequested(int row)
 
-    readonly property bool mine: role === "user"
     readonly property bool empty: !mine && !streaming && text.length === 0
     readonly property bool formatted: !mine && !plain && !empty
     property bool editing: false
@@ -132,12 +132,17 @@ Item {
             Label {
                 objectName: "stopNote"
                 // Why an answer ended early; an answer that reached its end says nothing.
-                readonly property var notes: ({ "cancelled": qsTr("stopped"), "context full": qsTr("context full"),
-                                                "max tokens": qsTr("token limit reached"),
-                                                "interrupted": qsTr("interrupted: LlamaDesk closed during the answer"),
-                                                "error": qsTr("failed") })
                 visible: text.length > 0
-                text: notes[bubble.stopReason] || ""
+                text: {
+                    switch (bubble.stopReason) {
+                    case AnswerEnd.Cancelled: return qsTr("stopped")
+                    case AnswerEnd.ContextFull: return qsTr("context full")
+                    case AnswerEnd.MaxTokens: return qsTr("token limit reached")
+                    case AnswerEnd.Interrupted: return qsTr("interrupted: LlamaDesk closed during the answer")
+                    case AnswerEnd.Error: return qsTr("failed")
+                    default: return ""
+                    }
+                }
                 color: Theme.muted
                 font.pixelSize: Theme.px(11)
             }
@@ -166,7 +171,7 @@ Item {
                 objectName: "regenerateButton"
                 visible: !bubble.mine && bubble.isLast && !bubble.forgotten
                 enabled: !bubble.busy
-                text: bubble.stopReason === "interrupted" ? qsTr("Retry") : qsTr("Regenerate")
+                text: bubble.stopReason === AnswerEnd.Interrupted ? qsTr("Retry") : qsTr("Regenerate")
                 onClicked: bubble.regenerateRequested()
             }
         }
@@ -229,7 +234,7 @@ Item {
                         required property int index
                         readonly property var modelData: bubble.blocks[index]
                         width: blockColumn.width
-                        sourceComponent: modelData.kind === "code" ? codeBlock : proseBlock
+                        sourceComponent: modelData.isCode ? codeBlock : proseBlock
 
                         // Declared here, inside the delegate, to see its modelData.
                         Component {

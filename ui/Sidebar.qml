@@ -12,7 +12,7 @@ import LlamaDesk.Core
 
 Rectangle {
     id: sidebar
-    required property ChatController chat
+    required property ConversationList conversations
     required property ConversationSearch search
     required property ConversationTransfer transfer
     required property bool remote
@@ -50,7 +50,7 @@ Rectangle {
                 objectName: "newConversationButton"
                 text: qsTr("+  New conversation")
                 Layout.fillWidth: true
-                onClicked: sidebar.chat.newConversation()
+                onClicked: sidebar.conversations.newConversation()
                 ButtonToolTip { visible: parent.hovered; text: qsTr("Ctrl+N") }
             }
             Button {
@@ -82,8 +82,8 @@ Rectangle {
             rightPadding: clearButton.visible ? clearButton.width + 4 : padding
             // Every keystroke filters; 1000 conversations take a few milliseconds (test_conversation_search).
             onTextChanged: sidebar.search.query = text
-            Keys.onDownPressed: { list.forceActiveFocus(); if (list.count > 0) sidebar.chat.selectConversation(sidebar.search.sourceRow(0)) }
-            Keys.onReturnPressed: if (list.count > 0) sidebar.chat.selectConversation(sidebar.search.sourceRow(0))
+            Keys.onDownPressed: { list.forceActiveFocus(); if (list.count > 0) sidebar.conversations.selectConversation(sidebar.search.sourceRow(0)) }
+            Keys.onReturnPressed: if (list.count > 0) sidebar.conversations.selectConversation(sidebar.search.sourceRow(0))
             ToolButton {
                 id: clearButton
                 visible: searchField.text.length > 0
@@ -118,23 +118,23 @@ Rectangle {
             Accessible.role: Accessible.List
             Accessible.name: qsTr("Conversations")
             // Read again whenever the filter changes: the same count can hold other rows.
-            currentIndex: { sidebar.search.count; sidebar.search.query; return sidebar.search.rowOfSource(sidebar.chat.currentIndex) }
+            currentIndex: { sidebar.search.count; sidebar.search.query; return sidebar.search.rowOfSource(sidebar.conversations.currentIndex) }
 
             function selectRow(row) {
                 if (row >= 0 && row < count)
-                    sidebar.chat.selectConversation(sidebar.search.sourceRow(row))
+                    sidebar.conversations.selectConversation(sidebar.search.sourceRow(row))
             }
             Keys.onUpPressed: selectRow(currentIndex - 1)
             Keys.onDownPressed: selectRow(currentIndex + 1)
             Keys.onPressed: (event) => {
                 if (currentItem && (event.key === Qt.Key_Menu || (event.key === Qt.Key_F10 && event.modifiers & Qt.ShiftModifier))) {
-                    sidebar.openMenu(sidebar.chat.currentIndex, currentItem, 20, currentItem.height / 2)
+                    sidebar.openMenu(sidebar.conversations.currentIndex, currentItem, 20, currentItem.height / 2)
                     event.accepted = true
                 } else if (currentItem && event.key === Qt.Key_F2) {
                     currentItem.editing = true
                     event.accepted = true
                 } else if (event.key === Qt.Key_Delete) {
-                    sidebar.chat.deleteConversation(sidebar.chat.currentIndex)
+                    sidebar.conversations.deleteConversation(sidebar.conversations.currentIndex)
                     event.accepted = true
                 }
             }
@@ -166,7 +166,7 @@ Rectangle {
 
                 HoverHandler { id: hover }
                 TapHandler {
-                    onTapped: sidebar.chat.selectConversation(item.sourceRow)
+                    onTapped: sidebar.conversations.selectConversation(item.sourceRow)
                     onDoubleTapped: item.editing = true
                 }
                 TapHandler {
@@ -196,7 +196,7 @@ Rectangle {
                         Layout.fillWidth: true
                         Accessible.name: qsTr("New title")
                         onVisibleChanged: if (visible) { forceActiveFocus(); selectAll() }
-                        onAccepted: { sidebar.chat.renameConversation(item.sourceRow, text); item.editing = false }
+                        onAccepted: { sidebar.conversations.renameConversation(item.sourceRow, text); item.editing = false }
                         Keys.onEscapePressed: item.editing = false
                     }
                     Label {
@@ -241,7 +241,7 @@ Rectangle {
         // Stands out from the list (the accent, not a row's colour); the title gets two lines.
         Rectangle {
             objectName: "undoDeleteBar"
-            visible: sidebar.chat.undoDeleteTitle.length > 0
+            visible: sidebar.conversations.undoDeleteTitle.length > 0
             Layout.fillWidth: true
             implicitHeight: undoColumn.implicitHeight + 16
             radius: 8
@@ -252,7 +252,7 @@ Rectangle {
                 anchors.margins: 8
                 spacing: 6
                 Label {
-                    text: qsTr("Deleted “%1”").arg(sidebar.chat.undoDeleteTitle)
+                    text: qsTr("Deleted “%1”").arg(sidebar.conversations.undoDeleteTitle)
                     textFormat: Text.PlainText
                     color: Theme.accentText
                     wrapMode: Text.Wrap
@@ -264,7 +264,7 @@ Rectangle {
                     objectName: "undoDeleteButton"
                     text: qsTr("Undo")
                     Layout.alignment: Qt.AlignRight
-                    onClicked: sidebar.chat.undoDelete()
+                    onClicked: sidebar.conversations.undoDelete()
                 }
             }
         }
@@ -313,7 +313,7 @@ Rectangle {
             onTriggered: exportDialog.start("json")
         }
         MenuSeparator {}
-        MenuItem { text: qsTr("Delete"); onTriggered: sidebar.chat.deleteConversation(sidebar.actionRow) }
+        MenuItem { text: qsTr("Delete"); onTriggered: sidebar.conversations.deleteConversation(sidebar.actionRow) }
     }
 
     FileDialog {

@@ -60,14 +60,14 @@ public:
     // Sends text in the current conversation and waits for its answer.
     const Finished* sendAndWait(const QString& text, int timeout_ms = 120000) {
         const qsizetype before = finished.size();
-        app->chat()->send(text);
+        app->composer()->send(text);
         return waitForAnswer(before, timeout_ms);
     }
 
     // Waits for the answer after the first `before` ones, and for the controller to have seen it.
     // The pointer is valid until the next answer arrives.
     const Finished* waitForAnswer(qsizetype before, int timeout_ms = 120000) {
-        if (!wait_until([&] { return finished.size() > before && !app->chat()->generating(); }, timeout_ms))
+        if (!wait_until([&] { return finished.size() > before && !app->generation()->generating(); }, timeout_ms))
             return nullptr;
         return &finished[before];
     }

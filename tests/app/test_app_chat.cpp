@@ -57,7 +57,10 @@ class AppChatTest : public QObject {
     std::unique_ptr<AppFixture> f_;
     QString model_;
 
-    ChatController* chat() { return f_->app->chat(); }
+    ConversationList* conversations() { return f_->app->conversations(); }
+    Generation* generation() { return f_->app->generation(); }
+    MessageComposer* composer() { return f_->app->composer(); }
+    ChatFormatChoice* format() { return f_->app->format(); }
     Figures* figures() { return f_->app->figures(); }
 
 private slots:
@@ -68,7 +71,7 @@ private slots:
         f_->app->start(QString());
         QVERIFY(f_->load(model_));
         QVERIFY2(f_->app->model()->hasModel(), qPrintable(f_->app->errorMessage()));
-        ConversationSettings* s = chat()->settings();
+        ConversationSettings* s = conversations()->settings();
         s->setTemperature(0);  // greedy: the same text every run
         s->setMaxNewTokens(64);
     }
@@ -91,7 +94,7 @@ private slots:
         connect(w, &InferenceWorker::generationFinished, &context, [&] { order << "finished"; });
         connect(w, &InferenceWorker::statsChanged, &context, [&] { order << "stats"; });
 
-        chat()->newConversation();
+        conversations()->newConversation();
         order.clear();
         const AppFixture::Finished* done = f_->sendAndWait("Tell me a story.");
         QVERIFY(done);
@@ -109,20 +112,20 @@ private slots:
         QVERIFY(monotonic);
         QCOMPARE(pieces, QString::fromStdString(done->result.text));
         // The message list shows exactly that answer, finished.
-        MessageListModel* messages = chat()->messages();
+        MessageListModel* messages = conversations()->messages();
         QCOMPARE(messages->rowCount(), 2);
         const QModelIndex answer = messages->index(1);
         QCOMPARE(answer.data(MessageListModel::TextRole).toString(), pieces);
         QCOMPARE(answer.data(MessageListModel::StreamingRole).toBool(), false);
         // What an export says of it: the model that wrote it and when each message began.
-        const Conversation* c = chat()->messages()->conversation();
+        const ConversationItem* c = conversations()->messages()->conversation();
         QCOMPARE(c->model, f_->app->model()->name());
         QVERIFY(c->messages[0].time.isValid() && c->messages[1].time >= c->messages[0].time);
     }
 
     void stopEndsWithinOneToken() {
-        chat()->newConversation();
-        chat()->settings()->setMaxNewTokens(400);
+        conversations()->newConversation();
+        conversations()->settings()->setMaxNewTokens(400);
         // The stop flag is set from inside the engine's token callback (a direct connection on
         // the worker thread), so we know exactly how many tokens existed when it was raised.
         std::atomic<int> generated_at_stop{-1};
@@ -136,7 +139,7 @@ private slots:
                 },
                 Qt::DirectConnection);
         const AppFixture::Finished* done = f_->sendAndWait("Once upon a time");
-        chat()->settings()->setMaxNewTokens(64);
+        conversations()->settings()->setMaxNewTokens(64);
         QVERIFY(done);
         QCOMPARE(int(done->result.stop_reason), int(StopReason::Cancelled));
         QVERIFY(generated_at_stop.load() >= 0);
@@ -144,49 +147,49 @@ private slots:
                  qPrintable(QString("stopped at %1, ended at %2").arg(generated_at_stop.load())
                                 .arg(done->result.stats.generated_tokens)));
         // The partial answer stays, marked as stopped.
-        const QModelIndex answer = chat()->messages()->index(1);
-        QCOMPARE(answer.data(MessageListModel::StopReasonRole).toString(), QString("cancelled"));
+        const QModelIndex answer = conversations()->messages()->index(1);
+        QCOMPARE(answer.data(MessageListModel::StopReasonRole).toInt(), int(AnswerEnd::Cancelled));
         QCOMPARE(answer.data(MessageListModel::TextRole).toString(), QString::fromStdString(done->result.text));
     }
 
     void stopFromTheWindowKeepsThePartialAnswer() {
-        chat()->newConversation();
-        chat()->settings()->setMaxNewTokens(400);
+        conversations()->newConversation();
+        conversations()->settings()->setMaxNewTokens(400);
         QObject context;
-        connect(f_->app->worker(), &InferenceWorker::tokenGenerated, &context, [&] { chat()->stop(); });
+        connect(f_->app->worker(), &InferenceWorker::tokenGenerated, &context, [&] { generation()->stop(); });
         const AppFixture::Finished* done = f_->sendAndWait("Once upon a time");
-        chat()->settings()->setMaxNewTokens(64);
+        conversations()->settings()->setMaxNewTokens(64);
         QVERIFY(done);
-        QVERIFY(!chat()->generating());
+        QVERIFY(!generation()->generating());
         QVERIFY(done->result.stop_reason == StopReason::Cancelled || done->result.stop_reason == StopReason::Eos);
-        QCOMPARE(chat()->messages()->rowCount(), 2);
+        QCOMPARE(conversations()->messages()->rowCount(), 2);
     }
 
     void newConversationStartsAtZero() {
-        chat()->newConversation();
+        conversations()->newConversation();
         QVERIFY(f_->sendAndWait("Hello there."));
         QTRY_VERIFY(figures()->cachedTokens() > 0);
         const int pool_used = figures()->poolBlocksUsed();
         QVERIFY(pool_used > 0);
-        const QString first = chat()->currentId();
+        const QString first = conversations()->currentId();
 
-        chat()->newConversation();
-        QVERIFY(chat()->currentId() != first);
+        conversations()->newConversation();
+        QVERIFY(conversations()->currentId() != first);
         QTRY_COMPARE(figures()->contextLength(), f_->app->model()->contextLength());  // the worker answered
         QCOMPARE(figures()->cachedTokens(), 0);
         QCOMPARE(figures()->poolBlocksUsed(), pool_used);  // the other conversation keeps its cache
 
         // Clearing a conversation frees its blocks in the engine.
-        chat()->selectConversation(chat()->conversations()->rowOf(first));
+        conversations()->selectConversation(conversations()->model()->rowOf(first));
         QTRY_VERIFY(figures()->cachedTokens() > 0);
-        chat()->clearConversation();
+        generation()->clearConversation();
         QTRY_COMPARE(figures()->cachedTokens(), 0);
         QTRY_VERIFY(figures()->poolBlocksUsed() < pool_used);
     }
 
     void switchingKeepsEachCache() {
-        chat()->newConversation();
-        const QString a = chat()->currentId();
+        conversations()->newConversation();
+        const QString a = conversations()->currentId();
         const AppFixture::Finished* first_a = f_->sendAndWait("Tell me about a cat.");
         QVERIFY(first_a);
         const int cached_a = first_a->result.stats.conversation.cached_tokens;
@@ -196,10 +199,10 @@ private slots:
         QVERIFY(cached_a > 0);
         QVERIFY2(uncached_a >= 0 && uncached_a <= 2, qPrintable(QString::number(uncached_a)));
 
-        chat()->newConversation();
+        conversations()->newConversation();
         QVERIFY(f_->sendAndWait("Tell me about a dog."));
 
-        chat()->selectConversation(chat()->conversations()->rowOf(a));
+        conversations()->selectConversation(conversations()->model()->rowOf(a));
         QTRY_COMPARE(figures()->cachedTokens(), cached_a);  // its own occupancy, still cached
 
         const AppFixture::Finished* follow_up = f_->sendAndWait("What was its name?");
@@ -226,7 +229,7 @@ private slots:
         QVERIFY(f_->app->model()->hasModel());
         QCOMPARE(f_->app->model()->name(), name);
 
-        chat()->newConversation();
+        conversations()->newConversation();
         const AppFixture::Finished* done = f_->sendAndWait("Are you still there?");
         QVERIFY(done);
         QVERIFY2(done->result.status.ok(), done->result.status.message.c_str());
@@ -238,10 +241,10 @@ private slots:
     // conversation on screen.
     void twoConversationsAnswerAtOnce() {
         const auto fresh = [&] {
-            chat()->newConversation();
-            chat()->settings()->setSeed(7);
-            chat()->settings()->setMaxNewTokens(300);
-            return chat()->currentId();
+            conversations()->newConversation();
+            conversations()->settings()->setSeed(7);
+            conversations()->settings()->setMaxNewTokens(300);
+            return conversations()->currentId();
         };
         QStringList events;
         QObject context;
@@ -258,21 +261,21 @@ private slots:
         AnswerGate gate(f_->app->worker());
         const QString a = fresh();
         gate.hold(a);
-        chat()->send("Once upon a time");
-        QVERIFY(chat()->generating());
+        composer()->send("Once upon a time");
+        QVERIFY(generation()->generating());
         const QString b = fresh();
-        QVERIFY2(!chat()->generating(), "a new conversation is free while the other streams");
-        chat()->send("The little dog");
+        QVERIFY2(!generation()->generating(), "a new conversation is free while the other streams");
+        composer()->send("The little dog");
         gate.open();
         QVERIFY(wait_until([&] { return answer_of(a) && answer_of(b); }, 60000));
         QTRY_COMPARE(events.size(), 4);  // our own connection hears the ends after the fixture's
         QVERIFY2(events.indexOf("started " + b) < events.indexOf("finished " + a), qPrintable(events.join(", ")));
         const std::string text_a = answer_of(a)->result.text, text_b = answer_of(b)->result.text;
         QVERIFY(answer_of(a)->result.status.ok() && answer_of(b)->result.status.ok());
-        const Conversation* shown_a = chat()->conversations()->find(a);
+        const ConversationItem* shown_a = conversations()->model()->find(a);
         QCOMPARE(shown_a->messages.size(), 2);
         QCOMPARE(shown_a->messages[1].text, QString::fromStdString(text_a));
-        QCOMPARE(chat()->conversations()->find(b)->messages[1].text, QString::fromStdString(text_b));
+        QCOMPARE(conversations()->model()->find(b)->messages[1].text, QString::fromStdString(text_b));
 
         // Each alone, in a conversation of its own, with the same seed: the same answers.
         fresh();
@@ -287,15 +290,15 @@ private slots:
         // Stop on screen stops that conversation's answer only.
         const QString c = fresh();
         gate.hold(c);
-        chat()->send("Once upon a time");
+        composer()->send("Once upon a time");
         const QString d = fresh();
-        chat()->send("The little dog");
-        chat()->stop();
+        composer()->send("The little dog");
+        generation()->stop();
         gate.open();
         QVERIFY(wait_until([&] { return answer_of(c) && answer_of(d); }, 60000));
         QCOMPARE(int(answer_of(d)->result.stop_reason), int(StopReason::Cancelled));
         QVERIFY(answer_of(c)->result.stop_reason != StopReason::Cancelled);
-        chat()->settings()->setMaxNewTokens(64);
+        conversations()->settings()->setMaxNewTokens(64);
     }
 
     // Requests that come while answers stream keep their order: a model load waits for the batch
@@ -313,10 +316,10 @@ private slots:
             return nullptr;
         };
 
-        chat()->newConversation();
-        const QString a = chat()->currentId();
+        conversations()->newConversation();
+        const QString a = conversations()->currentId();
         gate.hold(a);
-        chat()->send("Once upon a time");
+        composer()->send("Once upon a time");
         f_->app->model()->reload();  // asked for while a's answer streams
         gate.open();
         QVERIFY(wait_until([&] { return answer_of(a) && !f_->app->model()->loading(); }, 60000));
@@ -325,44 +328,44 @@ private slots:
         QVERIFY2(answer_of(a)->result.status.ok(), answer_of(a)->result.status.message.c_str());
         QVERIFY(answer_of(a)->result.stop_reason != StopReason::Cancelled);
 
-        chat()->newConversation();
-        const QString b = chat()->currentId();
+        conversations()->newConversation();
+        const QString b = conversations()->currentId();
         gate.hold(b);
-        chat()->send("Once upon a time");
-        chat()->newConversation();
-        const QString c = chat()->currentId();
-        chat()->send("The little dog");
-        chat()->deleteConversation(chat()->conversations()->rowOf(b));  // while b answers
+        composer()->send("Once upon a time");
+        conversations()->newConversation();
+        const QString c = conversations()->currentId();
+        composer()->send("The little dog");
+        conversations()->deleteConversation(conversations()->model()->rowOf(b));  // while b answers
         gate.open();
         QVERIFY(wait_until([&] { return answer_of(b) && answer_of(c); }, 60000));
         QCOMPARE(int(answer_of(b)->result.stop_reason), int(StopReason::Cancelled));
         QVERIFY2(answer_of(c)->result.status.ok(), answer_of(c)->result.status.message.c_str());
         QVERIFY(answer_of(c)->result.stop_reason != StopReason::Cancelled);
-        QVERIFY(!chat()->conversations()->find(b));
-        QCOMPARE(chat()->conversations()->find(c)->messages.size(), 2);
-        QCOMPARE(chat()->conversations()->find(c)->messages[1].text, QString::fromStdString(answer_of(c)->result.text));
+        QVERIFY(!conversations()->model()->find(b));
+        QCOMPARE(conversations()->model()->find(c)->messages.size(), 2);
+        QCOMPARE(conversations()->model()->find(c)->messages[1].text, QString::fromStdString(answer_of(c)->result.text));
     }
 
     // Deleting an exchange (from a message's menu) takes the question and its answer out of the
     // window, the saved file and the engine: the next answer sees the history without them.
     void deleteExchangeTakesItOutOfTheHistory() {
-        chat()->newConversation();
-        chat()->setChatFormat("chat");
+        conversations()->newConversation();
+        format()->setChatFormat(ChatFormatChoice::Llama2Chat);
         QVERIFY(f_->sendAndWait("Tell me about a bird."));
         QVERIFY(f_->sendAndWait("Where did it fly?"));
         QVERIFY(f_->sendAndWait("What did it eat?"));
-        chat()->deleteExchange(3);  // the second answer: its question goes too
-        QCOMPARE(chat()->messages()->rowCount(), 4);
-        QCOMPARE(chat()->messages()->index(2).data(MessageListModel::TextRole).toString(), QString("What did it eat?"));
+        generation()->deleteExchange(3);  // the second answer: its question goes too
+        QCOMPARE(conversations()->messages()->rowCount(), 4);
+        QCOMPARE(conversations()->messages()->index(2).data(MessageListModel::TextRole).toString(), QString("What did it eat?"));
         QVERIFY(f_->sendAndWait("And then?"));
         QCOMPARE(f_->finished.last().n_turns, 3);
-        chat()->deleteExchange(4);  // the last question: the cache is cut back
-        QCOMPARE(chat()->messages()->rowCount(), 4);
+        generation()->deleteExchange(4);  // the last question: the cache is cut back
+        QCOMPARE(conversations()->messages()->rowCount(), 4);
         QVERIFY(f_->sendAndWait("And then?"));
         const AppFixture::Finished& again = f_->finished.last();
         QCOMPARE(again.n_turns, 3);
         QCOMPARE(again.result.stats.prefilled_tokens, again.result.stats.prompt_tokens);  // its own turn only
-        const QString saved = f_->dir.filePath("data/conversations/" + chat()->currentId() + ".json");
+        const QString saved = f_->dir.filePath("data/conversations/" + conversations()->currentId() + ".json");
         QTRY_VERIFY(QFile(saved).open(QIODevice::ReadOnly) &&
                     ConversationStore::fromJson([&] { QFile f(saved); f.open(QIODevice::ReadOnly); return f.readAll(); }())
                             ->messages.size() == 6);
@@ -371,23 +374,23 @@ private slots:
     // Regenerate and edit-and-resend cut the engine's cache back to where the turn began:
     // the new answer prefills only its own question, never the history before it.
     void regenerateAndEditCutTheCacheBack() {
-        chat()->newConversation();
-        chat()->setChatFormat("chat");  // the history below counts the end-of-turn marker
+        conversations()->newConversation();
+        format()->setChatFormat(ChatFormatChoice::Llama2Chat);  // the history below counts the end-of-turn marker
         QVERIFY(f_->sendAndWait("Tell me about a bird."));
         QVERIFY(f_->sendAndWait("Where did it fly?"));
         const GenerationResult second = f_->finished.last().result;
         const QString answer = QString::fromStdString(second.text);
 
-        chat()->regenerate();
+        generation()->regenerate();
         QVERIFY(f_->waitForAnswer(f_->finished.size()));
         const GenerationResult again = f_->finished.last().result;
         QVERIFY2(again.status.ok(), again.status.message.c_str());
         QCOMPARE(f_->finished.last().n_turns, 2);
         QCOMPARE(again.stats.prefilled_tokens, again.stats.prompt_tokens);
         QCOMPARE(QString::fromStdString(again.text), answer);  // greedy: the same answer
-        QCOMPARE(chat()->messages()->rowCount(), 4);
+        QCOMPARE(conversations()->messages()->rowCount(), 4);
 
-        chat()->editAndResend(0, "Tell me about a fish.");
+        generation()->editAndResend(0, "Tell me about a fish.");
         QVERIFY(f_->waitForAnswer(f_->finished.size()));
         const AppFixture::Finished& edited = f_->finished.last();
         QCOMPARE(edited.n_turns, 1);
@@ -397,57 +400,57 @@ private slots:
         // The history is now the edited turn alone: its prompt, its answer, the end-of-turn marker.
         QCOMPARE(edited.result.stats.conversation.history_tokens,
                  edited.result.stats.prompt_tokens + edited.result.stats.generated_tokens + 1);
-        QCOMPARE(chat()->messages()->rowCount(), 2);
-        QCOMPARE(chat()->messages()->index(0).data(MessageListModel::TextRole).toString(),
+        QCOMPARE(conversations()->messages()->rowCount(), 2);
+        QCOMPARE(conversations()->messages()->index(0).data(MessageListModel::TextRole).toString(),
                  QString("Tell me about a fish."));
     }
 
     // Filling the context offers the choice; dropping the oldest turns lets the conversation go on.
     void contextFullOffersToDropOldestTurns() {
-        chat()->newConversation();
-        chat()->settings()->setMaxNewTokens(600);
-        for (int i = 0; i < 40 && !chat()->contextFull(); ++i)
+        conversations()->newConversation();
+        conversations()->settings()->setMaxNewTokens(600);
+        for (int i = 0; i < 40 && !composer()->contextFull(); ++i)
             QVERIFY(f_->sendAndWait(QString("Tell me story number %1.").arg(i)));
-        QVERIFY(chat()->contextFull());
-        const int turns_before = chat()->conversations()->find(chat()->currentId())->remembered_turns();
+        QVERIFY(composer()->contextFull());
+        const int turns_before = conversations()->model()->find(conversations()->currentId())->remembered_turns();
         const qsizetype answers = f_->finished.size();
-        chat()->dropOldestTurnsAndContinue();
-        QVERIFY(!chat()->contextFull());
-        const bool resent = chat()->generating();  // the refused message, sent again
-        const int turns_after = chat()->conversations()->find(chat()->currentId())->remembered_turns();
+        composer()->dropOldestTurnsAndContinue();
+        QVERIFY(!composer()->contextFull());
+        const bool resent = generation()->generating();  // the refused message, sent again
+        const int turns_after = conversations()->model()->find(conversations()->currentId())->remembered_turns();
         QCOMPARE(turns_after, turns_before - qMax(1, turns_before / 2) + (resent ? 1 : 0));
         // A refused message is sent again after the drop; otherwise the next one goes through.
-        if (!chat()->generating())
-            chat()->send("And one more.");
-        QVERIFY(wait_until([&] { return f_->finished.size() > answers && !chat()->generating(); }, 60000));
-        chat()->settings()->setMaxNewTokens(64);
+        if (!generation()->generating())
+            composer()->send("And one more.");
+        QVERIFY(wait_until([&] { return f_->finished.size() > answers && !generation()->generating(); }, 60000));
+        conversations()->settings()->setMaxNewTokens(64);
         const AppFixture::Finished& after = f_->finished.last();
         QVERIFY2(after.result.status.ok(), after.result.status.message.c_str());
-        QCOMPARE(after.n_turns, chat()->conversations()->find(chat()->currentId())->remembered_turns());
+        QCOMPARE(after.n_turns, conversations()->model()->find(conversations()->currentId())->remembered_turns());
     }
 
     // With the setting on, a message that does not fit drops the oldest turns and is sent, unasked.
     void contextFullDropsOldestTurnsWhenSetTo() {
         f_->app->settings()->setDropOldestWhenFull(true);
         const auto restore = qScopeGuard([&] {
-            chat()->settings()->setMaxNewTokens(64);
+            conversations()->settings()->setMaxNewTokens(64);
             f_->app->settings()->setDropOldestWhenFull(false);
         });
-        chat()->newConversation();
-        chat()->settings()->setMaxNewTokens(600);
+        conversations()->newConversation();
+        conversations()->settings()->setMaxNewTokens(600);
         bool dropped = false;
         for (int i = 0; i < 40 && !dropped; ++i) {
-            const int before = chat()->conversations()->find(chat()->currentId())->remembered_turns();
+            const int before = conversations()->model()->find(conversations()->currentId())->remembered_turns();
             QVERIFY(f_->sendAndWait(QString("Tell me story number %1.").arg(i)));
-            QVERIFY(!chat()->contextFull());  // never asked
-            dropped = chat()->conversations()->find(chat()->currentId())->remembered_turns() <= before;
+            QVERIFY(!composer()->contextFull());  // never asked
+            dropped = conversations()->model()->find(conversations()->currentId())->remembered_turns() <= before;
         }
         QVERIFY(dropped);
         // The next message goes through, and the engine's turns are the window's.
         const AppFixture::Finished* next = f_->sendAndWait("And one more.");
         QVERIFY(next);
         QVERIFY2(next->result.status.ok(), next->result.status.message.c_str());
-        QCOMPARE(next->n_turns, chat()->conversations()->find(chat()->currentId())->remembered_turns());
+        QCOMPARE(next->n_turns, conversations()->model()->find(conversations()->currentId())->remembered_turns());
     }
 
     // A llama2.c checkpoint alone in its folder has no vocabulary: the window asks for one.
@@ -467,7 +470,7 @@ private slots:
         QVERIFY(wait_until([&] { return !f_->app->model()->loading(); }, 60000));
         QCOMPARE(f_->app->model()->path(), lonely);
         QCOMPARE(f_->app->settings()->tokenizerFor(lonely), tokenizer);  // remembered for next time
-        chat()->newConversation();
+        conversations()->newConversation();
         const AppFixture::Finished* done = f_->sendAndWait("Hello");
         QVERIFY(done && done->result.status.ok());
     }
@@ -502,11 +505,11 @@ private slots:
             return Stall{ok, longest, longest_own};
         };
 
-        chat()->newConversation();
-        chat()->settings()->setMaxNewTokens(400);
+        conversations()->newConversation();
+        conversations()->settings()->setMaxNewTokens(400);
         f_->app->settings()->store().sync();  // not a deferred settings write inside the window
         const Stall generation = measure([&] { return f_->sendAndWait("Once upon a time") != nullptr; });
-        chat()->settings()->setMaxNewTokens(64);
+        conversations()->settings()->setMaxNewTokens(64);
         const int tokens = f_->finished.last().result.stats.generated_tokens;
         const Stall load = measure([&] { return f_->load(model_); });
         qInfo("longest GUI-thread stall during a generation of %d tokens: %.1f ms wall, %.1f ms without "
@@ -524,17 +527,16 @@ private slots:
         g.app->settings()->setKvCacheMiB(1);
         g.app->start(QString());
         QVERIFY(g.load(model_));
-        ChatController* chat = g.app->chat();
-        chat->settings()->setTemperature(0);
-        chat->settings()->setMaxNewTokens(300);
+        g.app->conversations()->settings()->setTemperature(0);
+        g.app->conversations()->settings()->setMaxNewTokens(300);
         for (int i = 0; i < 8 && g.app->figures()->evictions() == 0; ++i) {
-            chat->newConversation();
+            g.app->conversations()->newConversation();
             QVERIFY(g.sendAndWait(QString("Once upon a time, story %1").arg(i)));
         }
         QVERIFY2(g.app->figures()->evictions() > 0, "the pool never filled");
         // What the sidebar shows never adds up to more than the pool holds, and the evicted
         // conversations show an empty cache.
-        ConversationListModel* list = chat->conversations();
+        ConversationListModel* list = g.app->conversations()->model();
         const int capacity = g.app->figures()->poolBlocksTotal() * LoadParams{}.block_size;
         int shown_cached = 0, evicted_shown = 0;
         const auto sidebar_agrees = [&] {
@@ -553,14 +555,14 @@ private slots:
     // Whatever reacts to the window's "model changed" already sees the new model's chat format
     // (the --screenshot prompt is sent from there).
     void formatFollowsTheModelBeforeTheWindowHears() {
-        chat()->newConversation();
-        chat()->setChatFormat("chat");  // not the story model's own; the conversation is unused
-        QString seen;
+        conversations()->newConversation();
+        format()->setChatFormat(ChatFormatChoice::Llama2Chat);  // not the story model's own; the conversation is unused
+        ChatFormatChoice::Format seen = ChatFormatChoice::Llama2Chat;
         QObject context;
-        connect(f_->app->model(), &ModelController::modelChanged, &context, [&] { seen = chat()->chatFormat(); });
+        connect(f_->app->model(), &ModelController::modelChanged, &context, [&] { seen = format()->chatFormat(); });
         QVERIFY(f_->load(model_));
-        QCOMPARE(seen, QString("completion"));
-        QCOMPARE(chat()->suggestedFormat(), QString("completion"));
+        QCOMPARE(seen, ChatFormatChoice::Completion);
+        QCOMPARE(format()->suggestedFormat(), ChatFormatChoice::Completion);
     }
 
     void cleanupTestCase() { f_.reset(); }

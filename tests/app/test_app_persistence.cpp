@@ -20,15 +20,15 @@
 
 namespace {
 
-Conversation sample(int version, int n_messages) {
-    Conversation c;
+ConversationRecord sample(int version, int n_messages) {
+    ConversationRecord c;
     c.id = "0b9a4c6e-persist";
     c.title = QString("version %1").arg(version);
     c.created = QDateTime::fromMSecsSinceEpoch(1700000000000, Qt::UTC);
     for (int i = 0; i < n_messages; ++i) {
         const auto role = i % 2 == 0 ? Message::Role::User : Message::Role::Assistant;
         c.messages.append({role, QString("message %1 of version %2: \"quotes\", ünïcødé 🦙, ```code```\n")
-                                     .arg(i).arg(version).repeated(8), false, i % 2 ? "eos" : ""});
+                                     .arg(i).arg(version).repeated(8), false, i % 2 ? AnswerEnd::Eos : AnswerEnd::None});
     }
     return c;
 }
@@ -63,22 +63,22 @@ int stream_until_saved(const QString& root, const QString& model) {
     f.app->start(QString());
     if (!f.load(model))
         return 1;
-    f.app->chat()->settings()->setMaxNewTokens(4000);
-    const QString path = root + "/data/conversations/" + f.app->chat()->currentId() + ".json";
+    f.app->conversations()->settings()->setMaxNewTokens(4000);
+    const QString path = root + "/data/conversations/" + f.app->conversations()->currentId() + ".json";
     QTimer poll;
     QObject::connect(&poll, &QTimer::timeout, &f, [&] {
         QFile file(path);
         if (!file.open(QIODevice::ReadOnly))
             return;
-        const std::optional<Conversation> c = ConversationStore::fromJson(file.readAll());
+        const std::optional<ConversationRecord> c = ConversationStore::fromJson(file.readAll());
         if (c && c->messages.size() == 2 && !c->messages[1].text.isEmpty()) {
-            std::fputs(c->messages[1].stop_reason == kInterrupted ? "saved\n" : "ended\n", stdout);
+            std::fputs(c->messages[1].stop_reason == AnswerEnd::Interrupted ? "saved\n" : "ended\n", stdout);
             std::fflush(stdout);
             QThread::sleep(3600);  // until killed
         }
     });
     poll.start(5);
-    f.app->chat()->send("Once upon a time");
+    f.app->composer()->send("Once upon a time");
     return wait_until([] { return false; }, 120000) ? 0 : 1;
 }
 
@@ -90,7 +90,7 @@ private slots:
     void roundTrip() {
         QTemporaryDir dir;
         const ConversationStore store(dir.path());
-        Conversation c = sample(7, 5);
+        ConversationRecord c = sample(7, 5);
         c.format = llamadesk::ChatFormat::Completion;
         c.draft = "words typed and not sent";
         c.model = "Llama-3.2-1B-Instruct-Q4_K_M";
@@ -100,10 +100,10 @@ private slots:
         c.messages.append(streaming);
         QVERIFY(store.save(c));
         QStringList errors;
-        const QList<Conversation> loaded = store.loadAll(&errors);
+        const QList<ConversationRecord> loaded = store.loadAll(&errors);
         QVERIFY2(errors.isEmpty(), qPrintable(errors.join('\n')));
         QCOMPARE(loaded.size(), 1);
-        const Conversation& back = loaded.first();
+        const ConversationRecord& back = loaded.first();
         QCOMPARE(back.id, c.id);
         QCOMPARE(back.title, c.title);
         QCOMPARE(back.created, c.created);
@@ -123,7 +123,7 @@ private slots:
         // The answer that was streaming comes back as interrupted, with what it had.
         QCOMPARE(back.messages[5].text, QString("half an ans"));
         QCOMPARE(back.messages[5].streaming, false);
-        QCOMPARE(back.messages[5].stop_reason, QString(kInterrupted));
+        QCOMPARE(back.messages[5].stop_reason, AnswerEnd::Interrupted);
         QVERIFY(store.remove(c.id));
         QVERIFY(store.loadAll().isEmpty());
     }
@@ -149,7 +149,7 @@ private slots:
         {
             AppFixture f(dir.path());
             f.app->start(QString());
-            QCOMPARE(f.app->chat()->conversations()->rowCount(), 1);
+            QCOMPARE(f.app->conversations()->model()->rowCount(), 1);
             const QString message = f.app->errorMessage();
             QVERIFY2(message.startsWith("3 saved conversations could not be read"), qPrintable(message));
             for (const QString& name : bad.keys())
@@ -187,7 +187,7 @@ private slots:
             QFile file(store.pathOf(sample(0, 1).id));
             QVERIFY(file.open(QIODevice::ReadOnly));
             QString error;
-            const std::optional<Conversation> c = ConversationStore::fromJson(file.readAll(), &error);
+            const std::optional<ConversationRecord> c = ConversationStore::fromJson(file.readAll(), &error);
             QVERIFY2(c, qPrintable(QString("round %1: %2").arg(round).arg(error)));
             QCOMPARE(c->messages.size(), 400);
             newer_seen += c->title != "version 0" ? 1 : 0;
@@ -234,17 +234,17 @@ private slots:
             AppFixture f(dir.path());
             f.app->start(QString());
             QVERIFY(f.load(model));
-            f.app->chat()->settings()->setMaxNewTokens(24);
+            f.app->conversations()->settings()->setMaxNewTokens(24);
             const AppFixture::Finished* done = f.sendAndWait("Tell me a story.");
             QVERIFY(done && done->result.status.ok());
-            id = f.app->chat()->currentId();
+            id = f.app->conversations()->currentId();
             first_answer = QString::fromStdString(done->result.text);
         }
         AppFixture f(dir.path());
         f.app->start(QString());
-        QCOMPARE(f.app->chat()->currentId(), id);
-        QCOMPARE(f.app->chat()->messages()->rowCount(), 2);
-        QCOMPARE(f.app->chat()->messages()->index(1).data(MessageListModel::TextRole).toString(), first_answer);
+        QCOMPARE(f.app->conversations()->currentId(), id);
+        QCOMPARE(f.app->conversations()->messages()->rowCount(), 2);
+        QCOMPARE(f.app->conversations()->messages()->index(1).data(MessageListModel::TextRole).toString(), first_answer);
         QVERIFY(f.load(model));
         const AppFixture::Finished* done = f.sendAndWait("And then?");
         QVERIFY(done);
@@ -265,7 +265,7 @@ private slots:
             AppFixture f(dir.path());
             f.app->start(QString());
             QVERIFY(f.load(model));
-            f.app->chat()->settings()->setMaxNewTokens(40);
+            f.app->conversations()->settings()->setMaxNewTokens(40);
             QVERIFY(f.sendAndWait("Tell me a story about the cache."));
             QVERIFY(f.sendAndWait("And what did the blocks do?"));
         }
@@ -307,31 +307,30 @@ private slots:
 
         AppFixture f(dir.path());
         f.app->start(QString());
-        ChatController* chat = f.app->chat();
-        QCOMPARE(chat->messages()->rowCount(), 2);
-        const QModelIndex answer = chat->messages()->index(1);
+        QCOMPARE(f.app->conversations()->messages()->rowCount(), 2);
+        const QModelIndex answer = f.app->conversations()->messages()->index(1);
         const QString partial = answer.data(MessageListModel::TextRole).toString();
         QVERIFY(!partial.isEmpty());
-        QCOMPARE(answer.data(MessageListModel::StopReasonRole).toString(), QString(kInterrupted));
+        QCOMPARE(answer.data(MessageListModel::StopReasonRole).toInt(), int(AnswerEnd::Interrupted));
         QVERIFY(answer.data(MessageListModel::ContinuableRole).toBool());
 
         QVERIFY(f.load(model));
-        chat->settings()->setMaxNewTokens(16);
+        f.app->conversations()->settings()->setMaxNewTokens(16);
         const qsizetype before = f.finished.size();
-        chat->continueAnswer();
+        f.app->generation()->continueAnswer();
         const AppFixture::Finished* continued = f.waitForAnswer(before);
         QVERIFY(continued);
         QVERIFY2(continued->result.status.ok(), continued->result.status.message.c_str());
         QCOMPARE(continued->n_turns, 1);
-        const QString longer = chat->messages()->index(1).data(MessageListModel::TextRole).toString();
+        const QString longer = f.app->conversations()->messages()->index(1).data(MessageListModel::TextRole).toString();
         QVERIFY2(longer.startsWith(partial) && longer.size() > partial.size(), qPrintable(longer));
-        QVERIFY(chat->messages()->index(1).data(MessageListModel::StopReasonRole).toString() != kInterrupted);
+        QVERIFY(f.app->conversations()->messages()->index(1).data(MessageListModel::StopReasonRole).toInt() != AnswerEnd::Interrupted);
 
-        chat->regenerate();  // Retry
+        f.app->generation()->regenerate();  // Retry
         const AppFixture::Finished* retried = f.waitForAnswer(before + 1);
         QVERIFY(retried && retried->result.status.ok());
-        QCOMPARE(chat->messages()->rowCount(), 2);
-        QCOMPARE(chat->messages()->index(0).data(MessageListModel::TextRole).toString(), QString("Once upon a time"));
+        QCOMPARE(f.app->conversations()->messages()->rowCount(), 2);
+        QCOMPARE(f.app->conversations()->messages()->index(0).data(MessageListModel::TextRole).toString(), QString("Once upon a time"));
     }
 
     // Closing the window mid-answer stops the answer and saves what it had written.
@@ -343,21 +342,21 @@ private slots:
             AppFixture f(dir.path());
             f.app->start(QString());
             QVERIFY(f.load(model));
-            f.app->chat()->settings()->setMaxNewTokens(4000);
-            id = f.app->chat()->currentId();
+            f.app->conversations()->settings()->setMaxNewTokens(4000);
+            id = f.app->conversations()->currentId();
             QObject context;
             bool streaming = false;
             connect(f.app->worker(), &InferenceWorker::tokenGenerated, &context, [&] { streaming = true; });
-            f.app->chat()->send("Once upon a time");
+            f.app->composer()->send("Once upon a time");
             QVERIFY(wait_until([&] { return streaming; }, 60000));
-            QVERIFY(f.app->chat()->generating());
+            QVERIFY(f.app->generation()->generating());
         }  // the window closes
-        const QList<Conversation> saved = ConversationStore(dir.path() + "/data").loadAll();
+        const QList<ConversationRecord> saved = ConversationStore(dir.path() + "/data").loadAll();
         QCOMPARE(saved.size(), 1);
         QCOMPARE(saved[0].id, id);
         QCOMPARE(saved[0].messages.size(), 2);
         QVERIFY(!saved[0].messages[1].text.isEmpty());
-        QCOMPARE(saved[0].messages[1].stop_reason, QString("cancelled"));
+        QCOMPARE(saved[0].messages[1].stop_reason, AnswerEnd::Cancelled);
     }
     // What is typed and not sent survives a restart, with its conversation.
     void draftSurvivesARestart() {
@@ -366,14 +365,14 @@ private slots:
         {
             AppFixture f(dir.path());
             f.app->start(QString());
-            f.app->chat()->newConversation();
-            f.app->chat()->setDraft("half a thought");
-            id = f.app->chat()->currentId();
+            f.app->conversations()->newConversation();
+            f.app->composer()->setDraft("half a thought");
+            id = f.app->conversations()->currentId();
         }
         AppFixture f(dir.path());
         f.app->start(QString());
-        QCOMPARE(f.app->chat()->currentId(), id);
-        QCOMPARE(f.app->chat()->draft(), QString("half a thought"));
+        QCOMPARE(f.app->conversations()->currentId(), id);
+        QCOMPARE(f.app->composer()->draft(), QString("half a thought"));
     }
 
     // The data folder turns read-only while conversations change, then writable again: the saves
@@ -399,7 +398,7 @@ private slots:
         QCOMPARE(ConversationStore(dir.path()).loadAll().first().title, QString("version 1"));
         QVERIFY(mount.setReadOnly(false));
         QVERIFY(QTest::qWaitFor([&] { return recovered.size() == 1; }, 5000));
-        const QList<Conversation> saved = ConversationStore(dir.path()).loadAll();
+        const QList<ConversationRecord> saved = ConversationStore(dir.path()).loadAll();
         QCOMPARE(saved.size(), 1);
         QCOMPARE(saved.first().title, QString("version 3"));
         QCOMPARE(saved.first().messages.size(), 6);
@@ -448,12 +447,12 @@ private slots:
         {
             AppFixture f(dir.path());
             f.app->start(QString());
-            f.app->chat()->newConversation();
-            f.app->chat()->setDraft("first words");
-            id = f.app->chat()->currentId();
+            f.app->conversations()->newConversation();
+            f.app->composer()->setDraft("first words");
+            id = f.app->conversations()->currentId();
             QVERIFY(QTest::qWaitFor([&] { return QFileInfo::exists(dir.path() + "/data/conversations/" + id + ".json"); }, 10000));
             QVERIFY(mount.setReadOnly(true));
-            f.app->chat()->setDraft("words typed while the folder was read-only");
+            f.app->composer()->setDraft("words typed while the folder was read-only");
             QVERIFY(QTest::qWaitFor([&] { return f.app->errorMessage().contains("Retrying"); }, 10000));
             QVERIFY(mount.setReadOnly(false));
             QVERIFY2(QTest::qWaitFor([&] { return f.app->errorMessage().isEmpty(); }, 3 * ConversationSaver::kRetryMs),
@@ -461,8 +460,8 @@ private slots:
         }
         AppFixture f(dir.path());
         f.app->start(QString());
-        QCOMPARE(f.app->chat()->currentId(), id);
-        QCOMPARE(f.app->chat()->draft(), QString("words typed while the folder was read-only"));
+        QCOMPARE(f.app->conversations()->currentId(), id);
+        QCOMPARE(f.app->composer()->draft(), QString("words typed while the folder was read-only"));
     }
 
     // Closing while saves still fail: one last try, then the retries stop on their own thread (no
@@ -475,9 +474,9 @@ private slots:
         QTest::failOnWarning(QRegularExpression("Timers cannot be stopped from another thread"));
         AppFixture f(dir.path());
         f.app->start(QString());
-        f.app->chat()->newConversation();
+        f.app->conversations()->newConversation();
         QVERIFY(mount.setReadOnly(true));
-        f.app->chat()->setDraft("typed while read-only");
+        f.app->composer()->setDraft("typed while read-only");
         QVERIFY(QTest::qWaitFor([&] { return f.app->errorMessage().contains("Retrying"); }, 10000));
         f.app.reset();
         QVERIFY(mount.setReadOnly(false));
@@ -488,26 +487,25 @@ private slots:
         QTemporaryDir dir;
         AppFixture f(dir.path());
         f.app->start(QString());
-        ChatController* chat = f.app->chat();
-        chat->setDraft("keep me");  // saved within a second, as the draft is
-        const QString id = chat->currentId();
+        f.app->composer()->setDraft("keep me");  // saved within a second, as the draft is
+        const QString id = f.app->conversations()->currentId();
         const QString file = dir.path() + "/data/conversations/" + id + ".json";
         QTRY_VERIFY(QFile::exists(file));
 
-        chat->deleteConversation(chat->currentIndex());
-        QVERIFY(!chat->undoDeleteTitle().isEmpty());
-        QCOMPARE(chat->conversations()->rowCount(), 1);  // a blank one stands in
-        QVERIFY(chat->currentId() != id);
-        chat->undoDelete();
-        QCOMPARE(chat->conversations()->rowCount(), 1);  // and goes again
-        QCOMPARE(chat->currentId(), id);
-        QCOMPARE(chat->draft(), QString("keep me"));
+        f.app->conversations()->deleteConversation(f.app->conversations()->currentIndex());
+        QVERIFY(!f.app->conversations()->undoDeleteTitle().isEmpty());
+        QCOMPARE(f.app->conversations()->model()->rowCount(), 1);  // a blank one stands in
+        QVERIFY(f.app->conversations()->currentId() != id);
+        f.app->conversations()->undoDelete();
+        QCOMPARE(f.app->conversations()->model()->rowCount(), 1);  // and goes again
+        QCOMPARE(f.app->conversations()->currentId(), id);
+        QCOMPARE(f.app->composer()->draft(), QString("keep me"));
 
-        chat->deleteConversation(chat->currentIndex());
+        f.app->conversations()->deleteConversation(f.app->conversations()->currentIndex());
         QTest::qWait(500);
         QVERIFY2(QFile::exists(file), "nothing is removed while it can be undone");
         QTRY_VERIFY_WITH_TIMEOUT(!QFile::exists(file), 10000);
-        QVERIFY(chat->undoDeleteTitle().isEmpty());
+        QVERIFY(f.app->conversations()->undoDeleteTitle().isEmpty());
     }
 };
 

@@ -19,7 +19,7 @@ namespace {
 
 const QString kKey = QStringLiteral("sk-app-test-5ecret");
 
-const Conversation* current(AppFixture& f) { return f.app->chat()->conversations()->find(f.app->chat()->currentId()); }
+const ConversationItem* current(AppFixture& f) { return f.app->conversations()->model()->find(f.app->conversations()->currentId()); }
 
 // Every file under dir except the key store, concatenated.
 QByteArray everything_but_keys(const QString& dir) {
@@ -60,10 +60,10 @@ private slots:
 
         const AppFixture::Finished* done = f.sendAndWait("Tell me a story");
         QVERIFY(done);
-        const Conversation* c = current(f);
+        const ConversationItem* c = current(f);
         QCOMPARE(c->messages.size(), 2);
         QCOMPARE(c->messages[1].text, QStringLiteral("Once upon"));  // kept
-        QCOMPARE(c->messages[1].stop_reason, QStringLiteral("error"));  // and marked
+        QCOMPARE(c->messages[1].stop_reason, AnswerEnd::Error);  // and marked
         QVERIFY2(f.app->errorMessage().contains("scripted overload"), qPrintable(f.app->errorMessage()));
         QVERIFY(f.app->figures()->fromServer());
         QCOMPARE(f.app->figures()->serverPieces(), 2);
@@ -74,7 +74,7 @@ private slots:
         server.route("/v1/chat/completions", {{{test::http_response(401, R"({"error":{"message":"bad key"}})")}}});
         QVERIFY(f.sendAndWait("And then?"));
         QCOMPARE(current(f)->messages.size(), 2);
-        QCOMPARE(f.app->chat()->draft(), QStringLiteral("And then?"));
+        QCOMPARE(f.app->composer()->draft(), QStringLiteral("And then?"));
         QVERIFY2(f.app->errorMessage().contains("HTTP 401") && f.app->errorMessage().contains("bad key"),
                  qPrintable(f.app->errorMessage()));
         QVERIFY(!f.app->figures()->hasAnswer());  // nothing arrived: no figure, not a zero
@@ -84,7 +84,7 @@ private slots:
         // keyring-session.sh) or else in the key file, readable by the user alone.
         QVERIFY(server.requests().last().contains("Authorization: Bearer " + kKey.toUtf8()));
         const QString key_file = f.app->model()->apiKeyFile();
-        f.app->chat()->setDraft(QString());
+        f.app->composer()->setDraft(QString());
         wait_until([] { return false; }, 1500);  // the draft's deferred save
         if (qEnvironmentVariable("LLAMADESK_TEST_KEYRING") == "unlocked") {
             QCOMPARE(f.app->model()->apiKeyStorage(), QStringLiteral("the system keyring"));
@@ -103,9 +103,9 @@ private slots:
                                                {test::sse_event(test::chat_chunk("Once more", "length"))},
                                                {test::sse_event("[DONE]")}}});
         QVERIFY(f.sendAndWait("Again"));
-        QCOMPARE(current(f)->messages[3].stop_reason, QStringLiteral("max tokens"));
+        QCOMPARE(current(f)->messages[3].stop_reason, AnswerEnd::MaxTokens);
         const qsizetype before = f.finished.size();
-        f.app->chat()->continueAnswer();
+        f.app->generation()->continueAnswer();
         QVERIFY(f.waitForAnswer(before));
         QCOMPARE(current(f)->messages[3].text, QStringLiteral("Once more"));
         QVERIFY2(f.app->errorMessage().contains("cannot continue a chat answer"), qPrintable(f.app->errorMessage()));
@@ -135,7 +135,46 @@ private slots:
         QCOMPARE(figures->serverCacheUsage(), 0.125);
         QVERIFY(figures->serverTokensPerSecond() > 0);  // 2 tokens over the >= 30 ms they took to arrive
         QVERIFY(figures->serverTokensPerSecond() < 2 / 0.025);
-        QCOMPARE(current(f)->messages[1].stop_reason, QStringLiteral("eos"));
+        QCOMPARE(current(f)->messages[1].stop_reason, AnswerEnd::Eos);
+    }
+
+    // A server answers one conversation at a time behind the same batch as this machine's engine:
+    // a message sent in another conversation while one answers waits for that answer, then gets its own.
+    void aServerAnswersConversationsInTurn() {
+        FakeServer server;
+        server.route("/v1/models", {{{test::http_response(200, R"({"data":[{"id":"tiny"}]})")}}});
+        server.route("/v1/chat/completions",
+                     {{{test::sse_head()},
+                       {test::sse_event(test::chat_chunk("Hello")), 300},
+                       {test::sse_event(test::chat_chunk(" there", "stop"))},
+                       {test::sse_event("[DONE]")}}});
+        AppFixture f;
+        f.app->start(QString());
+        QVERIFY(open_remote(f, server.base_url(), QString(), "tiny"));
+        const qsizetype before = f.finished.size();
+        f.app->composer()->send("First question");
+        const QString first = f.app->conversations()->currentId();
+        f.app->conversations()->newConversation();
+        f.app->composer()->send("Second question");
+        const QString second = f.app->conversations()->currentId();
+        QVERIFY(first != second);
+        QVERIFY(wait_until([&] { return f.finished.size() >= before + 2; }, 30000));
+        QCOMPARE(f.finished[before].key, first);
+        QCOMPARE(f.finished[before + 1].key, second);
+        for (const QString& id : {first, second}) {
+            const ConversationItem* c = f.app->conversations()->find(id);
+            QVERIFY(c);
+            QCOMPARE(c->messages.size(), 2);
+            QCOMPARE(c->messages[1].text, QStringLiteral("Hello there"));
+            QCOMPARE(c->messages[1].stop_reason, AnswerEnd::Eos);
+        }
+        QList<QByteArray> asked;  // each conversation's own history only, in turn
+        for (const QByteArray& request : server.requests())
+            if (request.contains("/chat/completions"))
+                asked.append(request);
+        QCOMPARE(asked.size(), 2);
+        QVERIFY(asked[0].contains("First question") && !asked[0].contains("Second question"));
+        QVERIFY(asked[1].contains("Second question") && !asked[1].contains("First question"));
     }
 
     void theServerTimeoutIsASetting() {
@@ -178,8 +217,8 @@ private slots:
 
         AppFixture f;
         f.app->start(QString());
-        f.app->chat()->settings()->setTemperature(0);
-        f.app->chat()->settings()->setMaxNewTokens(32);
+        f.app->conversations()->settings()->setTemperature(0);
+        f.app->conversations()->settings()->setMaxNewTokens(32);
         QVERIFY(f.load(model));
         QVERIFY(f.sendAndWait("Once upon a time"));
         QVERIFY(!f.app->figures()->fromServer());
@@ -199,23 +238,23 @@ private slots:
         QCOMPARE(f.app->figures()->serverCacheUsage(), -1.0);  // llama.cpp's server publishes none
 
         // Stop ends a long answer; what came is kept and marked as stopped.
-        f.app->chat()->settings()->setMaxNewTokens(4000);
+        f.app->conversations()->settings()->setMaxNewTokens(4000);
         const qsizetype before = f.finished.size();
-        f.app->chat()->send("Tell me more");
+        f.app->composer()->send("Tell me more");
         QVERIFY(wait_until([&] { return current(f)->messages.size() == 6 && !current(f)->messages[5].text.isEmpty(); }, 30000));
-        f.app->chat()->stop();
+        f.app->generation()->stop();
         const AppFixture::Finished* stopped = f.waitForAnswer(before, 30000);
         QVERIFY(stopped);
         QCOMPARE(stopped->result.stop_reason, StopReason::Cancelled);
-        QCOMPARE(current(f)->messages[5].stop_reason, QStringLiteral("cancelled"));
+        QCOMPARE(current(f)->messages[5].stop_reason, AnswerEnd::Cancelled);
         QVERIFY(!current(f)->messages[5].text.isEmpty());
 
         // A story model's conversations are plain completion: Continue goes on with the text.
-        QCOMPARE(f.app->chat()->chatFormat(), QStringLiteral("completion"));
-        f.app->chat()->settings()->setMaxNewTokens(16);
+        QCOMPARE(f.app->format()->chatFormat(), ChatFormatChoice::Completion);
+        f.app->conversations()->settings()->setMaxNewTokens(16);
         const QString cut = current(f)->messages[5].text;
         const qsizetype before_continue = f.finished.size();
-        f.app->chat()->continueAnswer();
+        f.app->generation()->continueAnswer();
         QVERIFY(f.waitForAnswer(before_continue, 30000));
         QVERIFY(current(f)->messages[5].text.startsWith(cut) && current(f)->messages[5].text.size() > cut.size());
 

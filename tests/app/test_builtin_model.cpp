@@ -62,7 +62,7 @@ private slots:
         QVERIFY(f.app->model()->builtin());
         QCOMPARE(f.app->model()->name(), QString("LlamaDesk Guide (built in)"));
         QCOMPARE(f.app->model()->suggestedQuestions().size(), 3);
-        QCOMPARE(f.app->chat()->chatFormat(), QString("chat"));
+        QCOMPARE(f.app->format()->chatFormat(), ChatFormatChoice::Llama2Chat);
 
         const QString other = f.dir.filePath("other.gguf");
         llamadesk::write_gguf(llamadesk::make_synthetic_checkpoint(llamadesk::synthetic_config("260K"),

@@ -8,8 +8,8 @@
 
 namespace {
 
-Conversation make(const QString& title, const QStringList& texts) {
-    Conversation c;
+ConversationItem make(const QString& title, const QStringList& texts) {
+    ConversationItem c;
     c.id = QUuid::createUuid().toString(QUuid::WithoutBraces);
     c.title = title;
     for (int i = 0; i < texts.size(); ++i)
@@ -82,7 +82,7 @@ private slots:
     void rowsFollowChanges() {
         search_->setQuery("hay");
         QCOMPARE(search_->count(), 0);
-        Conversation* c = list_.at(1);
+        ConversationItem* c = list_.at(1);
         c->messages.append({Message::Role::User, "Do llamas eat hay?"});
         list_.touched(c);  // what every save does
         QCOMPARE(titles(*search_), QStringList({"KV cache sizes"}));

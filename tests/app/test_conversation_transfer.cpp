@@ -2,6 +2,8 @@
 // to Markdown and JSON, all of them to one file, and a JSON export read back with everything it
 // holds (messages, roles, times, model, chat format, system prompt, sampling). A bad file adds
 // nothing and says why; a folder that cannot be written says so.
+#include <QClipboard>
+#include <QGuiApplication>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -10,8 +12,8 @@
 
 namespace {
 
-Conversation sample(const QString& title, int exchanges) {
-    Conversation c;
+ConversationRecord sample(const QString& title, int exchanges) {
+    ConversationRecord c;
     c.id = QUuid::createUuid().toString(QUuid::WithoutBraces);
     c.title = title;
     c.created = QDateTime(QDate(2026, 11, 30), QTime(9, 15, 2, 250), Qt::UTC);
@@ -21,7 +23,7 @@ Conversation sample(const QString& title, int exchanges) {
         const QDateTime t = c.created.addSecs(60 * i);
         c.messages.append({Message::Role::User, QString("Question %1 about llamas?").arg(i), false, {}, false, t});
         c.messages.append({Message::Role::Assistant, QString("Answer %1: they hum.\n\n```python\nprint(%1)\n```").arg(i),
-                           false, "eos", i == 0, t.addSecs(2)});
+                           false, AnswerEnd::Eos, i == 0, t.addSecs(2)});
     }
     return c;
 }
@@ -35,12 +37,12 @@ class TestConversationTransfer : public QObject {
 
     std::unique_ptr<AppFixture> fixture_;
     QTemporaryDir out_;
-    ChatController* chat() { return fixture_->app->chat(); }
+    ConversationList* conversations() { return fixture_->app->conversations(); }
     ConversationTransfer* transfer() { return fixture_->app->transfer(); }
 
-    void add(const Conversation& c, const QString& systemPrompt, const QVariantMap& sampling) {
-        QCOMPARE(chat()->settings()->assign(c.id, systemPrompt, sampling), QString());
-        chat()->addConversation(c);
+    void add(const ConversationRecord& c, const QString& systemPrompt, const QVariantMap& sampling) {
+        QCOMPARE(conversations()->settings()->assign(c.id, systemPrompt, sampling), QString());
+        conversations()->addConversation(c);
     }
 
 private slots:
@@ -48,7 +50,7 @@ private slots:
     void cleanup() { fixture_.reset(); }
 
     void jsonRoundTripKeepsEverything() {
-        const Conversation original = sample("Llamas & <alpacas>", 2);
+        const ConversationRecord original = sample("Llamas & <alpacas>", 2);
         add(original, "You answer briefly.", {{"temperature", 0.3}, {"topK", 7}, {"seed", 42}});
         QSignalSpy done(transfer(), &ConversationTransfer::done);
         QVERIFY(transfer()->exportJson(0, file_in(out_, "one.json")));
@@ -56,8 +58,8 @@ private slots:
         QVERIFY(done[0][0].toString().contains("one.json"));
 
         QCOMPARE(transfer()->importFile(file_in(out_, "one.json")), 1);
-        QCOMPARE(chat()->conversations()->rowCount(), 2);
-        const Conversation* back = chat()->conversations()->at(0);
+        QCOMPARE(conversations()->model()->rowCount(), 2);
+        const ConversationItem* back = conversations()->model()->at(0);
         QVERIFY(back->id != original.id);  // never replaces what is there
         QCOMPARE(back->title, original.title);
         QCOMPARE(back->created, original.created);
@@ -71,8 +73,8 @@ private slots:
             QCOMPARE(back->messages[i].stop_reason, original.messages[i].stop_reason);
             QCOMPARE(back->messages[i].forgotten, original.messages[i].forgotten);
         }
-        QCOMPARE(chat()->settings()->systemPromptOf(back->id), QString("You answer briefly."));
-        const QVariantMap sampling = chat()->settings()->samplingOf(back->id);
+        QCOMPARE(conversations()->settings()->systemPromptOf(back->id), QString("You answer briefly."));
+        const QVariantMap sampling = conversations()->settings()->samplingOf(back->id);
         QCOMPARE(sampling.value("temperature").toDouble(), 0.3);
         QCOMPARE(sampling.value("topK").toInt(), 7);
         QCOMPARE(sampling.value("seed").toInt(), 42);
@@ -86,11 +88,11 @@ private slots:
             add(sample(title, 1), {}, {});
         QVERIFY(transfer()->exportAll(file_in(out_, "all.json")));
         QCOMPARE(transfer()->importFile(file_in(out_, "all.json")), 3);
-        QCOMPARE(chat()->conversations()->rowCount(), 6);
+        QCOMPARE(conversations()->model()->rowCount(), 6);
         for (int row = 0; row < 3; ++row)
-            QCOMPARE(chat()->conversations()->at(row)->title, chat()->conversations()->at(row + 3)->title);
-        QCOMPARE(chat()->conversations()->at(0)->title, QString("first"));
-        QCOMPARE(chat()->currentIndex(), 0);  // the first of them is shown
+            QCOMPARE(conversations()->model()->at(row)->title, conversations()->model()->at(row + 3)->title);
+        QCOMPARE(conversations()->model()->at(0)->title, QString("first"));
+        QCOMPARE(conversations()->currentIndex(), 0);  // the first of them is shown
     }
 
     void markdownReadsAsTheConversation() {
@@ -138,7 +140,7 @@ private slots:
         file.close();
         QSignalSpy failed(transfer(), &ConversationTransfer::failed);
         QCOMPARE(transfer()->importFile(QUrl::fromLocalFile(file.fileName())), 0);
-        QCOMPARE(chat()->conversations()->rowCount(), 1);
+        QCOMPARE(conversations()->model()->rowCount(), 1);
         QCOMPARE(failed.size(), 1);
         const QString message = failed[0][0].toString();
         QVERIFY2(message.contains(why) && message.contains("bad.json") && message.contains("Nothing was added"),
@@ -155,9 +157,16 @@ private slots:
     }
 
     void suggestedNamesAreFileNames() {
-        Conversation c = sample("What is a/b: \"ratio\"?", 0);
+        ConversationRecord c = sample("What is a/b: \"ratio\"?", 0);
         add(c, {}, {});
         QCOMPARE(transfer()->suggestedName(0, "md"), QString("What is a-b- ratio.md"));
+    }
+
+    // A message's Copy button.
+    void copyPutsTheTextOnTheClipboard() {
+        QGuiApplication::clipboard()->setText("before");
+        transfer()->copyText("Llamas hum.\nAlpacas too.");
+        QCOMPARE(QGuiApplication::clipboard()->text(), QString("Llamas hum.\nAlpacas too."));
     }
 };
 

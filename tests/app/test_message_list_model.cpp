@@ -21,8 +21,8 @@ class MessageListModelTest : public QObject {
 
 private slots:
     void rawHtmlInAnAnswerIsShownAsText() {
-        Conversation c;
-        c.messages.append({Message::Role::Assistant, "**bold** and <b>raw</b> <img src=x>", false, "eos", false});
+        ConversationItem c;
+        c.messages.append({Message::Role::Assistant, "**bold** and <b>raw</b> <img src=x>", false, AnswerEnd::Eos, false});
         MessageListModel model;
         model.show(&c);
         const QString html = role(model, 0, MessageListModel::HtmlRole).toString();
@@ -33,8 +33,8 @@ private slots:
 
     // The view's font sets the size (the window's zoom); the document's default must not override it.
     void theTextSizeIsTheViews() {
-        Conversation c;
-        c.messages.append({Message::Role::Assistant, "plain words", false, "eos", false});
+        ConversationItem c;
+        c.messages.append({Message::Role::Assistant, "plain words", false, AnswerEnd::Eos, false});
         MessageListModel model;
         model.show(&c);
         const QString html = role(model, 0, MessageListModel::HtmlRole).toString();
@@ -45,8 +45,9 @@ private slots:
     }
 
     void answersCutShortCanBeContinued() {
-        Conversation c;
-        for (const char* reason : {"eos", "cancelled", "max tokens", "interrupted", "context full", "error"})
+        ConversationItem c;
+        for (AnswerEnd::Reason reason : {AnswerEnd::Eos, AnswerEnd::Cancelled, AnswerEnd::MaxTokens, AnswerEnd::Interrupted,
+                                         AnswerEnd::ContextFull, AnswerEnd::Error})
             c.messages.append({Message::Role::Assistant, "text", false, reason, false});
         c.messages.append({Message::Role::User, "question", false, {}, false});
         MessageListModel model;
@@ -57,8 +58,30 @@ private slots:
         QCOMPARE(continuable, (QList<bool>{false, true, true, true, false, false, false}));
     }
 
+    // The view gets a reason to compare (AnswerEnd), the files keep the engine's names.
+    void stopReasonsKeepTheirNamesInFiles() {
+        using llamadesk::StopReason;
+        for (StopReason r : {StopReason::Eos, StopReason::StopString, StopReason::MaxTokens, StopReason::Cancelled,
+                             StopReason::ContextFull, StopReason::Error}) {
+            const AnswerEnd::Reason reason = AnswerEnd::of(r);
+            QCOMPARE(AnswerEnd::name(reason), QString::fromLatin1(llamadesk::stop_reason_name(r)));
+            QCOMPARE(AnswerEnd::from_name(AnswerEnd::name(reason)), reason);
+        }
+        QCOMPARE(AnswerEnd::from_name("interrupted"), AnswerEnd::Interrupted);
+        QCOMPARE(AnswerEnd::name(AnswerEnd::None), QString());
+        QCOMPARE(AnswerEnd::from_name(""), AnswerEnd::None);
+        QCOMPARE(AnswerEnd::from_name("a reason from a later version"), AnswerEnd::None);
+
+        ConversationItem c;
+        c.messages.append({Message::Role::Assistant, "text", false, AnswerEnd::Cancelled, false});
+        MessageListModel model;
+        model.show(&c);
+        QCOMPARE(role(model, 0, MessageListModel::StopReasonRole).toInt(), int(AnswerEnd::Cancelled));
+        QCOMPARE(role(model, 0, MessageListModel::MineRole).toBool(), false);
+    }
+
     void forgottenMessagesStayAndAreMarked() {
-        Conversation c;
+        ConversationItem c;
         for (int i = 0; i < 4; ++i)
             c.messages.append({i % 2 ? Message::Role::Assistant : Message::Role::User, QString::number(i), false, {}, false});
         MessageListModel model;
@@ -74,33 +97,33 @@ private slots:
         QCOMPARE(c.turns()[0].user, std::string("2"));
     }
     void answersComeAsProseAndCodeBlocks() {
-        Conversation c;
+        ConversationItem c;
         c.messages.append({Message::Role::User, "```py\nx\n```", false, {}, false});
         c.messages.append({Message::Role::Assistant,
                            "Try **this**:\n\n```python\nif x < 1: print('<b>')\n```\n\nDone <i>now</i>.", false,
-                           "eos", false});
+                           AnswerEnd::Eos, false});
         MessageListModel model;
         model.show(&c);
         QVERIFY(blocks(model, 0).isEmpty());  // the view shows the user's text as typed
         const QVariantList answer = blocks(model, 1);
         QCOMPARE(answer.size(), 3);
-        QCOMPARE(field(answer, 0, "kind"), QString("text"));
+        QVERIFY(!answer[0].toMap()["isCode"].toBool());
         QVERIFY2(field(answer, 0, "html").contains(">this<"), qPrintable(field(answer, 0, "html")));
-        QCOMPARE(field(answer, 1, "kind"), QString("code"));
+        QVERIFY(answer[1].toMap()["isCode"].toBool());
         QCOMPARE(field(answer, 1, "code"), QString("if x < 1: print('<b>')"));
         QCOMPARE(field(answer, 1, "language"), QString("Python"));
         const QString code = field(answer, 1, "html");
         QVERIFY2(code.startsWith("<pre") && code.contains(CodeColours::light().keyword.name()) &&
                      code.contains("&lt;b&gt;") && !code.contains("<b>"),
                  qPrintable(code));
-        QCOMPARE(field(answer, 2, "kind"), QString("text"));
+        QVERIFY(!answer[2].toMap()["isCode"].toBool());
         QVERIFY2(field(answer, 2, "html").contains("&lt;i&gt;now&lt;/i&gt;"), qPrintable(field(answer, 2, "html")));
     }
 
     void codeCannotLeaveItsBlock() {
-        Conversation c;
+        ConversationItem c;
         c.messages.append({Message::Role::Assistant, "```html\n</pre><script>alert(1)</script>\n```", false,
-                           "eos", false});
+                           AnswerEnd::Eos, false});
         MessageListModel model;
         model.show(&c);
         const QString html = field(blocks(model, 0), 0, "html");
@@ -110,7 +133,7 @@ private slots:
     }
 
     void theStreamingCursorEndsTheLastBlock() {
-        Conversation c;
+        ConversationItem c;
         c.messages.append({Message::Role::Assistant, "Code:\n```cpp\nint x", true, {}, false});
         MessageListModel model;
         model.show(&c);
@@ -133,8 +156,8 @@ private slots:
     }
 
     void darkCodeColours() {
-        Conversation c;
-        c.messages.append({Message::Role::Assistant, "```rust\nfn main() {}\n```", false, "eos", false});
+        ConversationItem c;
+        c.messages.append({Message::Role::Assistant, "```rust\nfn main() {}\n```", false, AnswerEnd::Eos, false});
         MessageListModel model;
         model.show(&c);
         QSignalSpy changed(&model, &MessageListModel::dataChanged);
@@ -147,8 +170,8 @@ private slots:
 
     // QTextDocument's own table format frames each cell twice (border 1 with spacing 2).
     void tablesHaveSingleBorders() {
-        Conversation c;
-        c.messages.append({Message::Role::Assistant, "| a | b |\n|---|---|\n| 1 | 2 |\n", false, "eos", false});
+        ConversationItem c;
+        c.messages.append({Message::Role::Assistant, "| a | b |\n|---|---|\n| 1 | 2 |\n", false, AnswerEnd::Eos, false});
         MessageListModel model;
         model.show(&c);
         for (const QString& html : {role(model, 0, MessageListModel::HtmlRole).toString(),

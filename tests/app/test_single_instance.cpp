@@ -66,7 +66,7 @@ private slots:
     void initTestCase() {
         QVERIFY(home_.isValid());
         // A saved conversation, so there is something a second window could overwrite.
-        Conversation c;
+        ConversationRecord c;
         c.id = "00000000-single-instance";
         c.title = "kept";
         c.created = QDateTime::currentDateTimeUtc();

@@ -4,6 +4,7 @@
 import QtQuick
 import QtTest
 import LlamaDesk
+import LlamaDesk.Core
 
 Item {
     id: top
@@ -22,14 +23,14 @@ Item {
     Connections {
         target: testApp.inspector
         function onLayoutChanged() {
-            if (testApp.chat.generating && testApp.inspector.cachedTokens > 0)
+            if (testApp.generation.generating && testApp.inspector.cachedTokens > 0)
                 top.sawLiveInspector = true
         }
     }
     Connections {
         target: testApp.figures
         function onOccupancyChanged() {
-            if (testApp.chat.generating && testApp.figures.cachedTokens > 0)
+            if (testApp.generation.generating && testApp.figures.cachedTokens > 0)
                 top.sawLiveOccupancy = true
         }
     }
@@ -39,7 +40,7 @@ Item {
         Main {}
     }
 
-    SignalSpy { id: messageChanges; target: testApp.chat.messages; signalName: "dataChanged" }
+    SignalSpy { id: messageChanges; target: testApp.conversations.messages; signalName: "dataChanged" }
     SignalSpy { id: figureChanges; target: testApp.figures; signalName: "generationChanged" }
     SignalSpy { id: copies; signalName: "copyRequested" }
 
@@ -48,9 +49,9 @@ Item {
         MessageBubble {
             width: 700
             index: 0
-            role: "assistant"
+            mine: false
             streaming: false
-            stopReason: "eos"
+            stopReason: AnswerEnd.Eos
             continuable: false
             forgotten: false
             isLast: false
@@ -72,8 +73,8 @@ Item {
             if (modelPath === "")
                 return
             tryCompare(testApp.model, "hasModel", true, 60000)
-            testApp.chat.settings.temperature = 0
-            testApp.chat.settings.maxNewTokens = 400
+            testApp.conversations.settings.temperature = 0
+            testApp.conversations.settings.maxNewTokens = 400
         }
 
         function typeAndSend(text) {
@@ -102,58 +103,58 @@ Item {
         }
 
         function test_1_type_send_and_stream() {
-            testApp.chat.newConversation()
+            testApp.conversations.newConversation()
             messageChanges.clear()
             typeAndSend("Hi")
-            compare(testApp.chat.messages.count, 2)
-            tryCompare(testApp.chat, "generating", false, 60000)
+            compare(testApp.conversations.messages.count, 2)
+            tryCompare(testApp.generation, "generating", false, 60000)
             verify(messageChanges.count >= 1)  // the answer arrived in pieces
             const shown = lastBubbleText()
             verify(shown.length > 0, "the answer is on screen")
         }
 
         function test_2_stop() {
-            testApp.chat.newConversation()
+            testApp.conversations.newConversation()
             typeAndSend("Once upon a time")
             const button = findChild(view, "sendButton")
-            verify(testApp.chat.generating)
+            verify(testApp.generation.generating)
             compare(button.text, "Stop")
             mouseClick(button)
-            tryCompare(testApp.chat, "generating", false, 2000)
+            tryCompare(testApp.generation, "generating", false, 2000)
             compare(button.text, "Send")
-            compare(testApp.chat.messages.count, 2)
+            compare(testApp.conversations.messages.count, 2)
             const answer = bubbleAt(1)
-            compare(answer.stopReason, "cancelled")
+            compare(answer.stopReason, AnswerEnd.Cancelled)
             verify(answer.text.length > 0, "the partial answer stays")
         }
 
         function test_3_new_conversation() {
-            const before = testApp.chat.conversations.count
-            const previous = testApp.chat.currentId
+            const before = testApp.conversations.model.count
+            const previous = testApp.conversations.currentId
             mouseClick(findChild(view, "newConversationButton"))
             verify(findChild(view, "composerInput").activeFocus, "typing goes to the new conversation")
-            compare(testApp.chat.conversations.count, before + 1)
-            verify(testApp.chat.currentId !== previous)
-            compare(testApp.chat.currentIndex, 0, "the newest conversation is at the top")
-            compare(testApp.chat.messages.count, 0)
+            compare(testApp.conversations.model.count, before + 1)
+            verify(testApp.conversations.currentId !== previous)
+            compare(testApp.conversations.currentIndex, 0, "the newest conversation is at the top")
+            compare(testApp.conversations.messages.count, 0)
             tryCompare(testApp.figures, "cachedTokens", 0)
             compare(testApp.figures.hasAnswer, false, "no figures of another conversation's answer")
         }
 
         function test_4_switch_conversations() {
             typeAndSend("Hello")
-            tryCompare(testApp.chat, "generating", false, 60000)
+            tryCompare(testApp.generation, "generating", false, 60000)
             const list = findChild(view, "conversationList")
-            compare(testApp.chat.currentIndex, 0)
+            compare(testApp.conversations.currentIndex, 0)
             const olderItem = list.itemAtIndex(1)
             verify(olderItem)
             mouseClick(olderItem)
-            compare(testApp.chat.currentIndex, 1)
-            compare(testApp.chat.messages.count, 2)
+            compare(testApp.conversations.currentIndex, 1)
+            compare(testApp.conversations.messages.count, 2)
             verify(testApp.figures.cachedTokens > 0, "its own cache is shown at once")
             mouseClick(list.itemAtIndex(0))
-            compare(testApp.chat.currentIndex, 0)
-            compare(testApp.chat.messages.count, 2)
+            compare(testApp.conversations.currentIndex, 0)
+            compare(testApp.conversations.messages.count, 2)
         }
 
         function test_5_failed_load_banner() {
@@ -169,10 +170,10 @@ Item {
         }
 
         function test_6_figures_change_while_generating() {
-            testApp.chat.newConversation()
+            testApp.conversations.newConversation()
             figureChanges.clear()
             typeAndSend("Tell me a story")
-            tryCompare(testApp.chat, "generating", false, 60000)
+            tryCompare(testApp.generation, "generating", false, 60000)
             verify(figureChanges.count >= 2, "updated during and after the answer")
             verify(testApp.figures.generatedTokens > 0)
             verify(testApp.figures.decodeTokensPerSecond > 0)
@@ -184,15 +185,15 @@ Item {
         // Ctrl+N starts a conversation, Esc stops the answer.
         function test_7_keyboard() {
             typeAndSend("Hello again")
-            tryCompare(testApp.chat, "generating", false, 60000)
-            const before = testApp.chat.conversations.count
+            tryCompare(testApp.generation, "generating", false, 60000)
+            const before = testApp.conversations.model.count
             keyClick(Qt.Key_N, Qt.ControlModifier)
-            compare(testApp.chat.conversations.count, before + 1)
+            compare(testApp.conversations.model.count, before + 1)
             typeAndSend("Once upon a time")
-            verify(testApp.chat.generating)
+            verify(testApp.generation.generating)
             keyClick(Qt.Key_Escape)
-            tryCompare(testApp.chat, "generating", false, 2000)
-            compare(bubbleAt(1).stopReason, "cancelled")
+            tryCompare(testApp.generation, "generating", false, 2000)
+            compare(bubbleAt(1).stopReason, AnswerEnd.Cancelled)
         }
 
         // Tab and Shift+Tab move the focus out of the composer and back; no tab is typed.
@@ -223,7 +224,7 @@ Item {
             const input = findChild(view, "composerInput")
             input.forceActiveFocus()
             input.text = text
-            tryVerify(() => testApp.chat.draft === text && testApp.chat.draftCounted, 10000,
+            tryVerify(() => testApp.composer.draft === text && testApp.composer.draftCounted, 10000,
                       "the composer shows the message's token count")
             return input
         }
@@ -232,13 +233,13 @@ Item {
         function messageOf(fraction) {
             const unit = "The little dog ran to the park and played with a red ball. "
             paste(unit)
-            const perUnit = testApp.chat.draftTokens
-            return unit.repeat(Math.max(1, Math.floor(fraction * testApp.chat.contextLength / perUnit)))
+            const perUnit = testApp.composer.draftTokens
+            return unit.repeat(Math.max(1, Math.floor(fraction * testApp.composer.contextLength / perUnit)))
         }
 
         function contextFullDialogFor(text) {
             const input = paste(text)
-            verify(testApp.chat.draftNeedsRoom, "the note says the message needs room")
+            verify(testApp.composer.draftNeedsRoom, "the note says the message needs room")
             keyClick(Qt.Key_Return)
             const dialog = findChild(view, "contextFullDialog")
             tryCompare(dialog, "visible", true)
@@ -248,40 +249,40 @@ Item {
 
         // A conversation holding one answered message of ~60% of the context.
         function halfFullConversation() {
-            testApp.chat.newConversation()
-            testApp.chat.settings.maxNewTokens = 8
+            testApp.conversations.newConversation()
+            testApp.conversations.settings.maxNewTokens = 8
             const big = messageOf(0.6)
             paste(big)
-            verify(!testApp.chat.draftNeedsRoom && !testApp.chat.draftTooLong)
+            verify(!testApp.composer.draftNeedsRoom && !testApp.composer.draftTooLong)
             keyClick(Qt.Key_Return)
-            tryCompare(testApp.chat, "generating", false, 60000)
-            compare(testApp.chat.messages.count, 2)
+            tryCompare(testApp.generation, "generating", false, 60000)
+            compare(testApp.conversations.messages.count, 2)
             return big
         }
 
         function test_8a_too_long_message_stays_in_the_composer() {
-            testApp.chat.newConversation()
-            verify(testApp.chat.contextLength > 0)
+            testApp.conversations.newConversation()
+            verify(testApp.composer.contextLength > 0)
             const text = messageOf(1.5)
             const input = paste(text)
-            verify(testApp.chat.draftTooLong)
+            verify(testApp.composer.draftTooLong)
             const note = findChild(view, "draftNote")
-            verify(note.text.indexOf(String(testApp.chat.draftTokens)) >= 0, note.text)
+            verify(note.text.indexOf(String(testApp.composer.draftTokens)) >= 0, note.text)
             compare(findChild(view, "sendButton").enabled, false)
             keyClick(Qt.Key_Return)
             compare(input.text, text, "the message stays in the composer")
-            compare(testApp.chat.messages.count, 0)
-            compare(testApp.chat.currentTitle, "New conversation")
+            compare(testApp.conversations.messages.count, 0)
+            compare(testApp.conversations.currentTitle, "New conversation")
             compare(findChild(view, "contextFullDialog").visible, false, "no choice that cannot work")
 
             // Sent before it was counted: the engine refuses it and it comes back.
             testApp.dismissError()
             input.text = text + "!"
             keyClick(Qt.Key_Return)
-            tryCompare(testApp.chat, "generating", false, 30000)
-            compare(testApp.chat.messages.count, 0)
+            tryCompare(testApp.generation, "generating", false, 30000)
+            compare(testApp.conversations.messages.count, 0)
             compare(input.text, text + "!")
-            compare(testApp.chat.currentTitle, "New conversation")
+            compare(testApp.conversations.currentTitle, "New conversation")
             verify(testApp.errorMessage.indexOf("too long") >= 0, testApp.errorMessage)
             compare(findChild(view, "contextFullDialog").visible, false)
             testApp.dismissError()
@@ -290,16 +291,16 @@ Item {
 
         function test_8b_context_full_then_new_conversation() {
             halfFullConversation()
-            const first = testApp.chat.currentId
+            const first = testApp.conversations.currentId
             const second = "And then? " + messageOf(0.6)
             const dialog = contextFullDialogFor(second)
             mouseClick(findChild(dialog, "contextFullNewConversation"))
-            verify(testApp.chat.currentId !== first)
-            tryCompare(testApp.chat, "generating", false, 60000)
-            compare(testApp.chat.messages.count, 2, "the message was sent in the new conversation")
+            verify(testApp.conversations.currentId !== first)
+            tryCompare(testApp.generation, "generating", false, 60000)
+            compare(testApp.conversations.messages.count, 2, "the message was sent in the new conversation")
             compare(bubbleAt(0).text, second)
             compare(findChild(view, "composerInput").text, "")
-            testApp.chat.settings.maxNewTokens = 400
+            testApp.conversations.settings.maxNewTokens = 400
         }
 
         function test_8c_context_full_then_drop_oldest_turns() {
@@ -307,8 +308,8 @@ Item {
             const second = "And then? " + messageOf(0.6)
             const dialog = contextFullDialogFor(second)
             mouseClick(findChild(dialog, "contextFullDropOldest"))
-            tryCompare(testApp.chat, "generating", false, 60000)
-            compare(testApp.chat.messages.count, 4, "the dropped turn stays on screen")
+            tryCompare(testApp.generation, "generating", false, 60000)
+            compare(testApp.conversations.messages.count, 4, "the dropped turn stays on screen")
             compare(bubbleAt(0).forgotten, true)
             compare(bubbleAt(1).forgotten, true)
             compare(bubbleAt(2).forgotten, false)
@@ -317,55 +318,55 @@ Item {
             tryVerify(() => testApp.figures.cachedTokens > 0
                       && testApp.figures.cachedTokens === testApp.inspector.cachedTokens, 5000,
                       "the bar and the inspector agree")
-            testApp.chat.settings.maxNewTokens = 400
+            testApp.conversations.settings.maxNewTokens = 400
         }
 
         // The figures always describe the conversation on screen, even while another one answers.
         function test_9a_idle_conversation_figures_while_another_generates() {
-            testApp.chat.newConversation()
+            testApp.conversations.newConversation()
             typeAndSend("Hello")
-            tryCompare(testApp.chat, "generating", false, 60000)
+            tryCompare(testApp.generation, "generating", false, 60000)
             const cached = testApp.figures.cachedTokens
             verify(cached > 0)
             tryCompare(testApp.inspector, "cachedTokens", cached)
 
-            testApp.chat.newConversation()
+            testApp.conversations.newConversation()
             typeAndSend("Once upon a time")
-            verify(testApp.chat.generating)
-            testApp.chat.selectConversation(1)  // before the answer can have ended
-            verify(!testApp.chat.generating, "the conversation on screen is not answering")
+            verify(testApp.generation.generating)
+            testApp.conversations.selectConversation(1)  // before the answer can have ended
+            verify(!testApp.generation.generating, "the conversation on screen is not answering")
             compare(testApp.figures.cachedTokens, cached)
             compare(testApp.inspector.cachedTokens, cached)
             const bar = findChild(view, "conversationOccupancy")
             verify(bar.detail.indexOf(cached + " / ") === 0, bar.detail)
-            testApp.chat.selectConversation(0)
-            tryCompare(testApp.chat, "generating", false, 60000)
-            testApp.chat.selectConversation(1)
+            testApp.conversations.selectConversation(0)
+            tryCompare(testApp.generation, "generating", false, 60000)
+            testApp.conversations.selectConversation(1)
             compare(testApp.figures.cachedTokens, cached)
         }
 
         function test_9b_inspector_follows_the_answer() {
-            testApp.chat.newConversation()
+            testApp.conversations.newConversation()
             top.sawLiveInspector = false
             top.sawLiveOccupancy = false
             typeAndSend("Once upon a time")
-            tryCompare(testApp.chat, "generating", false, 60000)
+            tryCompare(testApp.generation, "generating", false, 60000)
             verify(top.sawLiveInspector, "the inspector changed during the answer")
             verify(top.sawLiveOccupancy, "the occupancy bar changed during the answer")
             tryVerify(() => testApp.inspector.cachedTokens === testApp.figures.cachedTokens, 5000)
         }
 
         function test_9c_delete_can_be_undone() {
-            const count = testApp.chat.conversations.count
-            const id = testApp.chat.currentId
-            testApp.chat.deleteConversation(testApp.chat.currentIndex)
-            compare(testApp.chat.conversations.count, count - 1)
+            const count = testApp.conversations.model.count
+            const id = testApp.conversations.currentId
+            testApp.conversations.deleteConversation(testApp.conversations.currentIndex)
+            compare(testApp.conversations.model.count, count - 1)
             const bar = findChild(view, "undoDeleteBar")
             verify(bar.visible)
             mouseClick(findChild(view, "undoDeleteButton"))
-            compare(testApp.chat.conversations.count, count)
-            compare(testApp.chat.currentId, id)
-            compare(testApp.chat.messages.count, 2)
+            compare(testApp.conversations.model.count, count)
+            compare(testApp.conversations.currentId, id)
+            compare(testApp.conversations.messages.count, 2)
             verify(!bar.visible)
         }
 
@@ -385,20 +386,20 @@ Item {
 
         // stories260K is a story model: its conversations continue text rather than chat.
         function test_9d_chat_format_follows_the_model_and_can_change() {
-            testApp.chat.newConversation()
-            compare(testApp.chat.suggestedFormat, "completion")
-            compare(testApp.chat.chatFormat, "completion")
+            testApp.conversations.newConversation()
+            compare(testApp.format.suggestedFormat, ChatFormatChoice.Completion)
+            compare(testApp.format.chatFormat, ChatFormatChoice.Completion)
             const selector = findChild(view, "formatSelector")
             compare(selector.currentText, "Plain completion")
             // The header says why: stories260K has no chat template and no chat tokens.
             const detected = findChild(view, "detectedFormat")
             compare(detected.text, "detected: no chat template and no chat tokens: a base model continues text")
-            testApp.chat.chatFormat = "chat"
+            testApp.format.chatFormat = ChatFormatChoice.Llama2Chat
             compare(selector.currentText, "Llama 2 chat")
             verify(detected.text.indexOf("the model suggests Plain completion (no chat template") === 0, detected.text)
             typeAndSend("Hi")
-            tryCompare(testApp.chat, "generating", false, 60000)
-            compare(testApp.chat.chatFormat, "chat")
+            tryCompare(testApp.generation, "generating", false, 60000)
+            compare(testApp.format.chatFormat, ChatFormatChoice.Llama2Chat)
         }
 
         function test_8_banner_above_settings_and_tooltips() {
@@ -582,8 +583,8 @@ Item {
         function test_9h_code_block_copy_button() {
             const bubble = createTemporaryObject(answerBubble, top, {
                 text: "Run:\n```python\nprint(1)\n```",
-                blocks: [{ kind: "text", html: "<p>Run:</p>", code: "", language: "" },
-                         { kind: "code", html: "<pre>print(1)</pre>", code: "print(1)", language: "Python" }]
+                blocks: [{ isCode: false, html: "<p>Run:</p>", code: "", language: "" },
+                         { isCode: true, html: "<pre>print(1)</pre>", code: "print(1)", language: "Python" }]
             })
             copies.target = bubble
             copies.clear()
@@ -602,7 +603,7 @@ Item {
         // once made anew with each piece, and the bubble kept the height of the ones taken away).
         function test_9j_streamed_answer_fits_its_text() {
             const full = "Ctrl+Plus zooms the whole window in, Ctrl+Minus zooms out and Ctrl+0 returns to 100 %. LlamaDesk remembers the zoom for the next start."
-            const block = (text) => [{ kind: "text", html: "<p>" + text + "</p>", code: "", language: "" }]
+            const block = (text) => [{ isCode: false, html: "<p>" + text + "</p>", code: "", language: "" }]
             const streamed = createTemporaryObject(answerBubble, top, { text: "", streaming: true, blocks: block("\u258D") })
             for (let n = 5; n < full.length; n += 7) {
                 streamed.text = full.slice(0, n)
@@ -619,12 +620,12 @@ Item {
 
         // Right-click on a message: its menu deletes the exchange, from the window and the history.
         function test_9i_message_menu_deletes_an_exchange() {
-            testApp.chat.newConversation()
+            testApp.conversations.newConversation()
             typeAndSend("One")
-            tryCompare(testApp.chat, "generating", false, 60000)
+            tryCompare(testApp.generation, "generating", false, 60000)
             typeAndSend("Two")
-            tryCompare(testApp.chat, "generating", false, 60000)
-            compare(testApp.chat.messages.count, 4)
+            tryCompare(testApp.generation, "generating", false, 60000)
+            compare(testApp.conversations.messages.count, 4)
             const list = findChild(view, "messageList")
             list.positionViewAtBeginning()
             wait(50)
@@ -635,7 +636,7 @@ Item {
             const remove = menu.itemAt(menu.count - 1)
             compare(remove.objectName, "deleteExchange")
             mouseClick(remove)
-            compare(testApp.chat.messages.count, 2)
+            compare(testApp.conversations.messages.count, 2)
             compare(lastBubbleText(), findChild(list.itemAtIndex(1), "messageText").text)
             compare(list.itemAtIndex(0).text, "Two")
         }
