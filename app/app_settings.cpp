@@ -57,12 +57,13 @@ void AppSettings::setKvSnapshotMiB(int mib) {
     emit changed();
 }
 
-QString AppSettings::kvCacheType() const {
-    const QString name = settings_->value("app/kvCacheType").toString();
+llamadesk::KvCacheType AppSettings::kvCache() const {
     llamadesk::KvCacheType type = llamadesk::KvCacheType::F16;
-    llamadesk::parse_kv_cache_type(name.toStdString(), &type);  // unknown or unset: f16
-    return QString::fromLatin1(llamadesk::kv_cache_type_name(type));
+    llamadesk::parse_kv_cache_type(settings_->value("app/kvCacheType").toString().toStdString(), &type);
+    return type;
 }
+
+QString AppSettings::kvCacheType() const { return QString::fromLatin1(llamadesk::kv_cache_type_name(kvCache())); }
 
 void AppSettings::setKvCacheType(const QString& name) {
     llamadesk::KvCacheType type;

@@ -45,7 +45,10 @@ public:
     void setContextLimit(int tokens);
     int kvSnapshotMiB() const;      // disk kept for conversations' KV caches between runs; 0: off
     void setKvSnapshotMiB(int mib);
-    QString kvCacheType() const;    // the KV cache's element type by its engine name, "f16" by default
+    // The KV cache's element type, read from its saved name here and nowhere else: f16 when the
+    // name is unset or unknown. kvCacheType() is its name, for the settings' selector.
+    llamadesk::KvCacheType kvCache() const;
+    QString kvCacheType() const;
     void setKvCacheType(const QString& name);  // a name the engine does not know is ignored
     static QStringList kvCacheTypes();
     // A server that sends nothing for this long (before the answer or between its pieces) fails.

@@ -12,6 +12,7 @@ void register_engine_metatypes() {
     qRegisterMetaType<llamadesk::CacheLayout>();
     qRegisterMetaType<llamadesk::TurnSize>();
     qRegisterMetaType<llamadesk::ChatFormat>();
+    qRegisterMetaType<llamadesk::KvCacheType>();
     qRegisterMetaType<std::vector<llamadesk::ChatTurn>>();
     qRegisterMetaType<ServerFigures>();
 }

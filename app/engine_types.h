@@ -15,6 +15,7 @@ Q_DECLARE_METATYPE(llamadesk::PoolStats)
 Q_DECLARE_METATYPE(llamadesk::CacheLayout)
 Q_DECLARE_METATYPE(llamadesk::TurnSize)
 Q_DECLARE_METATYPE(llamadesk::ChatFormat)
+Q_DECLARE_METATYPE(llamadesk::KvCacheType)
 Q_DECLARE_METATYPE(std::vector<llamadesk::ChatTurn>)
 
 // Registers the types above (and ServerFigures) for queued connections; call once before connecting.

@@ -16,7 +16,7 @@ InferenceWorker::InferenceWorker(CancelFlags* cancel, QObject* parent)
 InferenceWorker::~InferenceWorker() = default;
 
 void InferenceWorker::loadModel(const QString& path, const QString& tokenizer, int threads,
-                                qint64 kvCacheBytes, const QString& kvCacheType, int contextLimit,
+                                qint64 kvCacheBytes, KvCacheType kvCacheType, int contextLimit,
                                 int serverTimeoutMs, const QString& apiKey) {
     if (waitForBatch(QString(), [=, this] {
             loadModel(path, tokenizer, threads, kvCacheBytes, kvCacheType, contextLimit, serverTimeoutMs, apiKey);
@@ -29,7 +29,7 @@ void InferenceWorker::loadModel(const QString& path, const QString& tokenizer, i
     params.tokenizer_path = tokenizer.toStdString();
     params.n_threads = threads;
     params.kv_cache_bytes = kvCacheBytes;
-    parse_kv_cache_type(kvCacheType.toStdString(), &params.kv_cache_type);
+    params.kv_cache_type = kvCacheType;
     params.context_length = contextLimit;
     // Progress is thinned out so a fast reader cannot flood the GUI thread's event queue.
     QElapsedTimer since_emit;

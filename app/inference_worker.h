@@ -39,11 +39,11 @@ public:
 
 public slots:
     // path: a checkpoint, or a remote location (remote_location() in remote/endpoint.h).
-    // kvCacheType: a name AppSettings::kvCacheTypes() lists (this machine's engine only).
+    // kvCacheType: this machine's engine only.
     // contextLimit: LoadParams::context_length (0: the engine chooses).
     // serverTimeoutMs: how long a server may stay silent, apiKey: what to send it (a remote location only).
     void loadModel(const QString& path, const QString& tokenizer, int threads, qint64 kvCacheBytes,
-                   const QString& kvCacheType, int contextLimit, int serverTimeoutMs, const QString& apiKey);
+                   llamadesk::KvCacheType kvCacheType, int contextLimit, int serverTimeoutMs, const QString& apiKey);
     // Keeps conversations' KV caches under folder, within budgetBytes (0: off); see
     // llamadesk::SnapshotSettings. What is restored or ignored goes to the log. A server keeps
     // its own cache.

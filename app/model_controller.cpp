@@ -115,7 +115,7 @@ void ModelController::load(const QString& path, const QString& tokenizer) {
         emit apiKeyStorageChanged();
     }
     emit requestLoad(path, tokenizer, settings_->threads(), qint64(settings_->kvCacheMiB()) * 1024 * 1024,
-                     settings_->kvCacheType(), settings_->contextLimit(), settings_->serverTimeoutSeconds() * 1000,
+                     settings_->kvCache(), settings_->contextLimit(), settings_->serverTimeoutSeconds() * 1000,
                      api_key);
 }
 

@@ -111,7 +111,7 @@ public slots:
 
 signals:
     void requestLoad(const QString& path, const QString& tokenizer, int threads, qint64 kvCacheBytes,
-                     const QString& kvCacheType, int contextLimit, int serverTimeoutMs, const QString& apiKey);
+                     llamadesk::KvCacheType kvCacheType, int contextLimit, int serverTimeoutMs, const QString& apiKey);
     void modelChanged();
     void loadingChanged();
     void progressChanged();

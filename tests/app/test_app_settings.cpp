@@ -71,6 +71,9 @@ private slots:
             s.setKvCacheType("q4_0");  // not a cache type: ignored
         }
         QCOMPARE(AppSettings(file).kvCacheType(), QString("q8_0"));
+        QCOMPARE(AppSettings(file).kvCache(), llamadesk::KvCacheType::Q8_0);
+        QSettings(file, QSettings::IniFormat).setValue("app/kvCacheType", "q9");  // edited by hand
+        QCOMPARE(AppSettings(file).kvCache(), llamadesk::KvCacheType::F16);
     }
 
     // The chosen type applies at the next load; a model whose heads q8_0 cannot hold is refused

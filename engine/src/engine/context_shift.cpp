@@ -17,16 +17,22 @@ namespace {
 
 // One pool block's keys and values as the backend stores them; rows (head_dim values of one
 // position, layer, K or V and kv head) start on whole quantization blocks, so they move as bytes.
+// Its buffer is handed in and taken back (release), since a fresh allocation of a block's size is
+// mapped and faulted in page by page, which cost more than the turn itself.
 class StoredBlock {
 public:
-    StoredBlock(const Backend& backend, const KvLayout& layout, int32_t block)
-        : type_(&weight_type(backend.kv_dtype())), bytes_(size_t(backend.kv_bytes_per_block(layout))) {
+    StoredBlock(const Backend& backend, int32_t block, std::vector<std::byte> buffer)
+        : type_(&weight_type(backend.kv_dtype())), bytes_(std::move(buffer)) {
         backend.read_kv_block(block, bytes_);
+    }
+    StoredBlock(const StoredBlock& other, std::vector<std::byte> buffer) : type_(other.type_), bytes_(std::move(buffer)) {
+        std::memcpy(bytes_.data(), other.bytes_.data(), bytes_.size());
     }
     void write(Backend& backend, int32_t block) const { backend.write_kv_block(block, bytes_); }
     std::byte* row(const KvLayout& layout, int layer, int is_value, int kv_head, int in_block) {
         return bytes_.data() + type_->bytes(layout.offset(0, layer, is_value, kv_head, in_block));
     }
+    std::vector<std::byte> release() { return std::move(bytes_); }
 
 private:
     const WeightType* type_;
@@ -63,15 +69,22 @@ void shift_kv(Backend& backend, KvPool& pool, ConversationId id, int keep, int n
     // Destination blocks in position order; a source lies n positions later, in the same block or
     // a later one, so each block is read before it is written over. Values move as stored; keys
     // go through f32 for the turn.
+    std::vector<std::vector<std::byte>> spare;
+    auto buffer = [&] {
+        if (spare.empty()) return std::vector<std::byte>(size_t(backend.kv_bytes_per_block(layout)));
+        std::vector<std::byte> b = std::move(spare.back());
+        spare.pop_back();
+        return b;
+    };
     std::map<int, StoredBlock> sources;
     auto source = [&](int b) -> StoredBlock& {
         auto it = sources.find(b);
-        if (it == sources.end()) it = sources.emplace(b, StoredBlock(backend, layout, table[size_t(b)])).first;
+        if (it == sources.end()) it = sources.emplace(b, StoredBlock(backend, table[size_t(b)], buffer())).first;
         return it->second;
     };
     const int end = cached - n;  // positions that remain after the move
     for (int b = keep / bs; b * bs < end; ++b) {
-        StoredBlock dest = source(b);
+        StoredBlock dest(source(b), buffer());
         const int first = std::max(keep, b * bs), last = std::min(end, (b + 1) * bs);  // positions [first, last)
         for (int s = (first + n) / bs; s <= (last - 1 + n) / bs; ++s) source(s);  // read before the threads start
         // Layers are independent: each thread turns whole layers' rows.
@@ -94,7 +107,11 @@ void shift_kv(Backend& backend, KvPool& pool, ConversationId id, int keep, int n
             }
         });
         dest.write(backend, table[size_t(b)]);
-        sources.erase(sources.begin(), sources.upper_bound(b));  // no later block reads these
+        spare.push_back(dest.release());
+        for (auto it = sources.begin(); it != sources.upper_bound(b);) {  // no later block reads these
+            spare.push_back(it->second.release());
+            it = sources.erase(it);
+        }
     }
     pool.truncate(id, end);
 }

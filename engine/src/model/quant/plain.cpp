@@ -1,6 +1,7 @@
 // F32, F16 and BF16: the plain float types.
 #include <algorithm>
 
+#include "core/cpu_features.h"
 #include "model/dtype.h"
 #include "model/quant/quant.h"
 
@@ -64,10 +65,21 @@ void to_f32_f32(const void* src, float* dst, int64_t n) {
 }
 void from_f32_f32(const float* src, void* dst, int64_t n) { std::copy_n(src, n, static_cast<float*>(dst)); }
 
+#if defined(LLAMADESK_F16C)
+void to_f32_f16_f16c(const uint16_t* src, float* dst, int64_t n);
+void from_f32_f16_f16c(const float* src, uint16_t* dst, int64_t n);
+#endif
+
 void to_f32_f16(const void* src, float* dst, int64_t n) {
+#if defined(LLAMADESK_F16C)
+    if (cpu_features().f16c) return to_f32_f16_f16c(static_cast<const uint16_t*>(src), dst, n);
+#endif
     for (int64_t i = 0; i < n; ++i) dst[i] = llamadesk::f16_to_f32(static_cast<const uint16_t*>(src)[i]);
 }
 void from_f32_f16(const float* src, void* dst, int64_t n) {
+#if defined(LLAMADESK_F16C)
+    if (cpu_features().f16c) return from_f32_f16_f16c(src, static_cast<uint16_t*>(dst), n);
+#endif
     for (int64_t i = 0; i < n; ++i) static_cast<uint16_t*>(dst)[i] = f32_to_f16(src[i]);
 }
 
