@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets everything up on a fresh Debian 12 machine, builds, and runs every test: the normal build,
-# a clang build of the engine, then every test again (the GPU ones aside) under AddressSanitizer +
+# then every test again (the GPU ones aside) in a clang build under AddressSanitizer +
 # UndefinedBehaviorSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,23 +12,38 @@ stage() {
     echo "[test.sh] $name: $((SECONDS - start)) s" >&2
 }
 stage "dependencies" bash installer/install-deps.sh
+
+# The remote engine's real-server tests use this python (none: they skip). Installing it (PyPI;
+# llama.cpp is built from source where no wheel is cached) needs nothing of ours, so it runs beside
+# the build, and the tests wait for it.
+server_python=$(mktemp)
+server_log=$(mktemp)
+trap 'rm -f "$server_python" "$server_log"' EXIT
+(
+    start=$SECONDS
+    bash installer/test-server-python.sh >"$server_python" 2>"$server_log"
+    echo "[test.sh] server python (beside the build): $((SECONDS - start)) s" >>"$server_log"
+) &
+server_job=$!
 stage "build" bash installer/build.sh
-# The remote engine's real-server tests use this python (none: they skip).
 start=$SECONDS
-LLAMADESK_TEST_PYTHON="$(bash installer/test-server-python.sh)"
-echo "[test.sh] server python: $((SECONDS - start)) s" >&2
+wait "$server_job"
+cat "$server_log" >&2
+echo "[test.sh] server python, waited for after the build: $((SECONDS - start)) s" >&2
+LLAMADESK_TEST_PYTHON=$(cat "$server_python")
 export LLAMADESK_TEST_PYTHON
-stage "tests" bash -c 'cd build && ctest --output-on-failure --timeout 900'
 
-# The engine and its programs with Debian's clang too, which the fuzzers (tests/fuzz) need.
-cmake -S . -B build-clang -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-    -DLLAMADESK_BUILD_APP=OFF -DLLAMADESK_BUILD_TESTS=OFF -DLLAMADESK_CUDA=OFF
-stage "clang build" cmake --build build-clang --parallel "$(nproc)"
+# The tests share no files, ports or keyring (temporary folders, port 0, a private D-Bus session
+# each), so CTest runs them side by side, one per core.
+stage "tests" bash -c 'cd build && ctest --output-on-failure --timeout 900 --parallel "$(nproc)"'
 
-# The app's tests too: its controllers hold conversations across threads and undo, where a
-# use-after-free would hide in a release build.
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLLAMADESK_SANITIZE=ON -DLLAMADESK_CUDA=OFF
-stage "sanitizer build" cmake --build build-asan --parallel "$(nproc)"
+# One build for clang and the sanitizers: Debian's clang (which the fuzzers, tests/fuzz, need) builds
+# the engine, its programs, the app and every test under ASan + UBSan. The app's tests too: its
+# controllers hold conversations across threads and undo, where a use-after-free would hide in a
+# release build. The heaviest tests run smaller there (test::kSanitizerBuild).
+cmake -S . -B build-asan -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLLAMADESK_SANITIZE=ON -DLLAMADESK_CUDA=OFF
+stage "sanitizer build (clang)" cmake --build build-asan --parallel "$(nproc)"
 stage "sanitizer tests" bash -c 'cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     LSAN_OPTIONS="suppressions=$PWD/../tests/lsan-qt.supp" \
-    ctest --output-on-failure --timeout 1800 -LE "gpu|slow"'
+    ctest --output-on-failure --timeout 1800 --parallel "$(nproc)" -LE "gpu|slow"'

@@ -5,6 +5,12 @@
 
 namespace llamadesk::test {
 
+int normal_or_reduced(int normal, int reduced, const char* what) {
+    if (!kSanitizerBuild || reduced == normal) return normal;
+    qInfo("sanitizer build: %s %d (the normal build: %d)", what, reduced, normal);
+    return reduced;
+}
+
 QString shared_dir() {
     const QByteArray env = qgetenv("LLAMADESK_SHARED_DIR");
     return env.isEmpty() ? QStringLiteral(LLAMADESK_DEFAULT_SHARED_DIR) : QString::fromLocal8Bit(env);

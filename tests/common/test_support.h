@@ -7,6 +7,24 @@
 
 namespace llamadesk::test {
 
+// True in the build under AddressSanitizer + UndefinedBehaviorSanitizer (installer/test.sh), which
+// runs every test again for memory errors and undefined behaviour, not for the coverage of large
+// shapes and many repetitions that the normal build keeps. There the heaviest tests run smaller
+// shapes, shorter sequences or fewer repetitions of the same code path, each choosing with this
+// one switch and saying so in its output, so that none takes over 120 s on 2 cores.
+// The compiler says so (-fsanitize=address: gcc's macro, clang's feature test), so no build can
+// get it wrong.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kSanitizerBuild = true;
+#elif defined(__has_feature)
+inline constexpr bool kSanitizerBuild = __has_feature(address_sanitizer);
+#else
+inline constexpr bool kSanitizerBuild = false;
+#endif
+// `normal`, or in the sanitizer build `reduced`, with a line in the test's output that names what
+// was reduced and both figures: a smaller run is never a silent one.
+int normal_or_reduced(int normal, int reduced, const char* what);
+
 // LLAMADESK_SHARED_DIR from the environment, else the CMake cache variable's value.
 QString shared_dir();
 // shared_dir() + "/" + relative, or an empty string when that file or folder does not exist.

@@ -1,6 +1,6 @@
 // A plain, obviously correct Llama 2 forward pass in the style of llama2.c's run.c: one token at a
-// time, a contiguous (layer, position, kv_dim) cache, scalar loops, weights read element by element
-// as f32. The CPU backend's tests compare against it.
+// time, a contiguous (layer, position, kv_dim) cache, scalar loops, weights read row by row as
+// f32. The CPU backend's tests compare against it.
 #pragma once
 
 #include <vector>

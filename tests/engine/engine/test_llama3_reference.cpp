@@ -57,22 +57,26 @@ Tolerance tolerance_for(const QString& dtype) {
     return {0.002, 2e-4};  // f32, f16, bf16
 }
 
+QJsonObject read_record() {
+    QFile f(LLAMADESK_TEST_DATA_DIR "/reference/llama3-test.json");
+    return f.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(f.readAll()).object() : QJsonObject{};
+}
+
 }  // namespace
 
 class TestLlama3Reference : public QObject {
     Q_OBJECT
 
-    QJsonObject record_;
+    // Read when the test is made: the rows come from it, and -datatags lists them (CTest runs each
+    // variant as a test of its own) without running initTestCase.
+    const QJsonObject record_ = read_record();
     std::string text_;
 
 private slots:
     void initTestCase() {
         if (shared_path("llama3/ggml-vocab-llama-bpe.gguf").isEmpty())
             QSKIP("reference data not found: llama3/ggml-vocab-llama-bpe.gguf");
-        QFile f(LLAMADESK_TEST_DATA_DIR "/reference/llama3-test.json");
-        QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(f.fileName()));
-        record_ = QJsonDocument::fromJson(f.readAll()).object();
-        QVERIFY(!record_["variants"].toObject().isEmpty());
+        QVERIFY2(!record_["variants"].toObject().isEmpty(), LLAMADESK_TEST_DATA_DIR "/reference/llama3-test.json");
         QFile t(QString(LLAMADESK_TEST_DATA_DIR "/../../") + record_["text"].toString());
         QVERIFY2(t.open(QIODevice::ReadOnly), qPrintable(t.fileName()));
         text_ = t.readAll().toStdString();

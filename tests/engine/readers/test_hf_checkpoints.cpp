@@ -96,7 +96,7 @@ private slots:
         const int head_dim = s.config.head_dim();
         for (const auto& [name, meta] : {std::pair{"model.layers.1.self_attn.q_proj.weight", &s.weights.layers[1].wq},
                                          std::pair{"model.layers.1.self_attn.k_proj.weight", &s.weights.layers[1].wk}}) {
-            const auto it = std::find_if(f.tensors.begin(), f.tensors.end(), [&](auto& t) { return t.name == name; });
+            const auto it = std::find_if(f.tensors.begin(), f.tensors.end(), [key = name](auto& t) { return t.name == key; });  // clang 14 cannot capture a structured binding
             QVERIFY(it != f.tensors.end());
             const int64_t row_bytes = meta->row_bytes();
             for (int64_t j = 0; j < meta->rows; ++j) {
