@@ -24,7 +24,6 @@ AppContext::AppContext(const AppPaths& paths, QObject* parent)
       worker_(std::make_unique<InferenceWorker>(&cancel_)),
       saver_(std::make_unique<ConversationSaver>(paths.data_dir)),
       snapshot_dir_(paths.data_dir.isEmpty() ? QString() : paths.data_dir + "/kv-snapshots") {
-    register_engine_metatypes();
     thread_.setObjectName("inference");
     worker_->moveToThread(&thread_);
     storage_thread_.setObjectName("storage");

@@ -10,7 +10,7 @@
 #include <QVariantList>
 #include <QtQml/qqmlregistration.h>
 
-#include "engine_types.h"
+#include <llamadesk/engine.h>
 
 class CacheInspectorModel : public QAbstractListModel {
     Q_OBJECT

@@ -4,7 +4,6 @@
 
 #include <QDateTime>
 #include <QList>
-#include <QMetaType>
 #include <QString>
 #include <utility>
 #include <vector>
@@ -59,5 +58,3 @@ QString format_key(llamadesk::ChatFormat format);
 // so its first turn's tokens stay the same across restarts.
 QString conversation_date(const ConversationRecord& conversation);
 llamadesk::ChatFormat format_from_key(const QString& key, llamadesk::ChatFormat fallback);
-
-Q_DECLARE_METATYPE(ConversationRecord)

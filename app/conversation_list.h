@@ -9,10 +9,11 @@
 #include <QtQml/qqmlregistration.h>
 #include <memory>
 
+#include <llamadesk/engine.h>
+
 #include "conversation_list_model.h"
 #include "conversation_settings.h"
 #include "conversation_store.h"
-#include "engine_types.h"
 #include "message_list_model.h"
 
 // What the loaded model gives conversations: new ones its format and context, answers its name.

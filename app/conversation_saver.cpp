@@ -2,7 +2,6 @@
 
 ConversationSaver::ConversationSaver(const QString& dataDir, int retryMs, QObject* parent)
     : QObject(parent), store_(dataDir), retry_(this) {
-    qRegisterMetaType<ConversationRecord>();
     retry_.setInterval(retryMs);
     connect(&retry_, &QTimer::timeout, this, &ConversationSaver::flush);
 }

@@ -13,8 +13,9 @@
 #include <QVariantList>
 #include <QtQml/qqmlregistration.h>
 
+#include <llamadesk/engine.h>
+
 #include "conversation_list_model.h"
-#include "engine_types.h"
 #include "server_figures.h"
 
 class Figures : public QObject {

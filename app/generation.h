@@ -10,9 +10,10 @@
 #include <QObject>
 #include <QtQml/qqmlregistration.h>
 
+#include <llamadesk/engine.h>
+
 #include "cancel_flags.h"
 #include "conversation_list.h"
-#include "engine_types.h"
 
 class Generation : public QObject {
     Q_OBJECT

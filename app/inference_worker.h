@@ -2,7 +2,8 @@
 // the OpenAI-compatible API when the model's location is an http(s) address (RemoteBackend). Every
 // request arrives as a queued slot call and every result leaves as a queued signal; nothing here
 // is touched from the GUI thread except the conversations' Stop flags (CancelFlags), atomics the
-// GUI sets and the engine reads once per token.
+// GUI sets and the engine reads once per token. The engine's structs travel in those signals as
+// they are: Qt 6's moc records every argument's type, so none is declared or registered by hand.
 //
 // Answers are asked of the backend as one batch (InferenceBackend::generate_batch) of the answers
 // asked for, and whenever it admits more (between steps of this machine's engine, between answers
@@ -25,7 +26,8 @@
 #include <memory>
 #include <vector>
 
-#include "engine_types.h"
+#include <llamadesk/engine.h>
+
 #include "inference_backend.h"
 
 class CancelFlags;

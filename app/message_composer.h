@@ -8,8 +8,9 @@
 #include <QTimer>
 #include <QtQml/qqmlregistration.h>
 
+#include <llamadesk/engine.h>
+
 #include "conversation_list.h"
-#include "engine_types.h"
 #include "generation.h"
 
 class MessageComposer : public QObject {

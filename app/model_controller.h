@@ -11,9 +11,10 @@
 #include <QTimer>
 #include <QtQml/qqmlregistration.h>
 
+#include <llamadesk/engine.h>
+
 #include "api_key_store.h"
 #include "app_settings.h"
-#include "engine_types.h"
 
 class ModelController : public QObject {
     Q_OBJECT

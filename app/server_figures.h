@@ -3,7 +3,6 @@
 // optional left empty is shown as "not reported by the server", never as zero.
 #pragma once
 
-#include <QMetaType>
 #include <QString>
 #include <optional>
 
@@ -20,4 +19,3 @@ struct ServerFigures {
     std::optional<double> pieces_per_second;
     std::optional<double> kv_cache_usage;  // /metrics: the server's whole KV cache in use, [0, 1]
 };
-Q_DECLARE_METATYPE(ServerFigures)

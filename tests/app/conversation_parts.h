@@ -9,11 +9,6 @@
 #include "message_composer.h"
 
 struct ConversationParts {
-    ConversationParts() {
-        register_engine_metatypes();
-        qRegisterMetaType<ConversationRecord>();
-    }
-
     // An answer's end as the worker reports it.
     static llamadesk::GenerationResult ended(llamadesk::StopReason reason, const std::string& text = {},
                                              llamadesk::Status status = {}) {
