@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-    cmake ninja-build g++ clang pkg-config git
+    cmake ninja-build g++ clang pkg-config git ccache
     libsentencepiece-dev libpcre2-dev
     qt6-base-dev qt6-base-dev-tools qt6-declarative-dev libgl-dev libglx-dev libvulkan-dev
     qml6-module-qtqml qml6-module-qtqml-workerscript qml6-module-qtquick qml6-module-qtquick-window
