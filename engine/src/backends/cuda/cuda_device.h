@@ -8,6 +8,10 @@ namespace llamadesk::cuda {
 // Turing (7.5) is the oldest with bf16-capable cuBLAS paths, and the device needs this build's
 // kernels: CMake passes the oldest architecture compiled for, whose PTX newer devices compile.
 constexpr int kMinComputeCapability = LLAMADESK_CUDA_OLDEST_ARCH > 75 ? LLAMADESK_CUDA_OLDEST_ARCH : 75;
+// A value outside real compute capabilities means CMake read no architecture, and the probe would
+// refuse every device.
+static_assert(LLAMADESK_CUDA_OLDEST_ARCH >= 50 && LLAMADESK_CUDA_OLDEST_ARCH < 200,
+              "LLAMADESK_CUDA_OLDEST_ARCH is not a compute capability: check CMAKE_CUDA_ARCHITECTURES");
 
 struct DeviceInfo {
     int device = 0;
