@@ -41,8 +41,8 @@ stage "tests" bash -c 'cd build && ctest --output-on-failure --timeout 900 --par
 # the engine, its programs, the app and every test under ASan + UBSan. The app's tests too: its
 # controllers hold conversations across threads and undo, where a use-after-free would hide in a
 # release build. The heaviest tests run smaller there (test::kSanitizerBuild). Reports need only
-# files and lines, so the debug information is line tables: full -g made every object about 2.5
-# times larger, and every test's link with them.
+# files and lines, so the debug information is line tables: full -g made objects up to 2.8 times
+# larger, for every link to read.
 debug_flags="-O2 -gline-tables-only -DNDEBUG"
 cmake -S . -B build-asan -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS_RELWITHDEBINFO="$debug_flags" \
