@@ -83,24 +83,17 @@ void shift_kv(Backend& backend, KvPool& pool, ConversationId id, int keep, int n
         return it->second;
     };
     const int end = cached - n;  // positions that remain after the move
-    // Blocks are turned kBlocksPerPass at a time, each pass's layers on all cores: one start of
-    // threads per pass rather than per block, which on a busy machine cost more than the work.
-    constexpr int kBlocksPerPass = 16;
-    const int end_block = int(layout.blocks_for(end));
-    for (int b0 = keep / bs; b0 < end_block; b0 += kBlocksPerPass) {
-        const int b1 = std::min(end_block, b0 + kBlocksPerPass);
-        std::vector<StoredBlock> dests;
-        dests.reserve(size_t(b1 - b0));
-        for (int b = b0; b < b1; ++b) dests.emplace_back(source(b), buffer());
-        const int first = std::max(keep, b0 * bs), last = std::min(end, b1 * bs);  // positions [first, last)
+    for (int b = keep / bs; b * bs < end; ++b) {
+        StoredBlock dest(source(b), buffer());
+        const int first = std::max(keep, b * bs), last = std::min(end, (b + 1) * bs);  // positions [first, last)
         for (int s = (first + n) / bs; s <= (last - 1 + n) / bs; ++s) source(s);  // read before the threads start
+        // Layers are independent: each thread turns whole layers' rows.
         parallel_for(size_t(layout.n_layers), [&](size_t layer_index) {
             const int layer = int(layer_index);
             std::vector<float> key(static_cast<size_t>(layout.head_dim)), turned(key.size());
             for (int q = first; q < last; ++q) {
                 const int p = q + n;
                 StoredBlock& from = sources.at(p / bs);
-                StoredBlock& dest = dests[size_t(q / bs - b0)];
                 for (int g = 0; g < layout.n_kv_heads; ++g) {
                     type.to_f32(from.row(layout, layer, 0, g, p % bs), key.data(), layout.head_dim);
                     for (int i = 0; i < half; ++i) {
@@ -113,12 +106,9 @@ void shift_kv(Backend& backend, KvPool& pool, ConversationId id, int keep, int n
                 }
             }
         });
-        for (int b = b0; b < b1; ++b) {
-            StoredBlock& dest = dests[size_t(b - b0)];
-            dest.write(backend, table[size_t(b)]);
-            spare.push_back(dest.release());
-        }
-        for (auto it = sources.begin(); it != sources.end() && it->first < b1;) {  // no later pass reads these
+        dest.write(backend, table[size_t(b)]);
+        spare.push_back(dest.release());
+        for (auto it = sources.begin(); it != sources.upper_bound(b);) {  // no later block reads these
             spare.push_back(it->second.release());
             it = sources.erase(it);
         }
