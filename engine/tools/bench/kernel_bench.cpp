@@ -56,7 +56,7 @@ Options parse_options(int argc, char** argv) {
                                              std::to_string(o.threads) + ", " + std::to_string(o.rows) + ", " +
                                              std::to_string(o.runs) + " and " + std::to_string(o.cols));
     if (o.isas.empty())
-        for (const char* isa : {"avx512vnni", "avx512", "avx2", "generic"})
+        for (const char* isa : kernel_set_names())
             if (kernels_for(isa)) o.isas.emplace_back(isa);
     for (const std::string& isa : o.isas)
         if (!kernels_for(isa.c_str())) fail(ErrorCode::InvalidArgument, "this build or this CPU lacks the kernel set '" + isa + "'");

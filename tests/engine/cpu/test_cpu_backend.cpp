@@ -140,7 +140,7 @@ void add_model_rows(bool all_dtypes) {
     QTest::addColumn<QString>("isa");
     QTest::addColumn<int>("kv");
     const int n_float = int(std::size(kShapes));
-    for (const char* isa : {"generic", "avx2", "avx512", "avx512vnni"}) {
+    for (const char* isa : kernel_set_names()) {
         for (int s = 0; s < n_float; ++s)
             for (DType d : {DType::F32, DType::F16, DType::BF16}) {
                 // the generic kernels' f16/bf16 paths are covered by test_cpu_kernels
@@ -233,7 +233,7 @@ private slots:
     // as closely as quantized activations allow, and a cached step equals one recomputed.
     void q8_0_cache_follows_the_reference_data() {
         QTest::addColumn<QString>("isa");
-        for (const char* isa : {"generic", "avx2", "avx512", "avx512vnni"}) QTest::newRow(isa) << QString(isa);
+        for (const char* isa : kernel_set_names()) QTest::newRow(isa) << QString(isa);
     }
     void q8_0_cache_follows_the_reference() {
         QFETCH(QString, isa);

@@ -6,11 +6,13 @@
 #include <atomic>
 #include <cmath>
 #include <random>
+#include <string_view>
 #include <vector>
 
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/matmul.h"
 #include "backends/cpu/thread_pool.h"
+#include "core/error.h"
 #include "model/dtype.h"
 #include "model/weight_types.h"
 
@@ -106,6 +108,38 @@ Quantized quantize(const Kernels& kernels, const std::vector<float>& x, int n, i
     return out;
 }
 
+// Activation rows quantized per super-block of 256, as the K-quant types' decode reads them.
+struct Superblocks {
+    std::vector<int8_t> q;
+    std::vector<float> d, values;
+    std::vector<int16_t> sums;
+    int64_t k = 0;
+    SuperblockRows rows() const { return {q.data(), d.data(), sums.data(), k}; }
+};
+
+Superblocks quantize_superblocks(const Kernels& kernels, const std::vector<float>& x, int n, int k) {
+    Superblocks out;
+    out.k = k;
+    out.q.resize(size_t(n * k));
+    out.d.resize(size_t(n * k / kSuperBlock));
+    out.sums.resize(size_t(n * k / 16));
+    const int64_t ldx = k + 5;  // strided rows
+    std::vector<float> xs(size_t(n * ldx), NAN);
+    for (int t = 0; t < n; ++t) std::copy_n(x.begin() + t * k, k, xs.begin() + t * ldx);
+    kernels.quantize_superblocks(xs.data(), ldx, n, k, out.q.data(), out.d.data(), out.sums.data());
+    out.values.resize(size_t(n * k));
+    for (size_t i = 0; i < out.values.size(); ++i) out.values[i] = out.d[i / kSuperBlock] * float(out.q[i]);
+    return out;
+}
+
+// The activation values a threaded product of n rows reads for a weight type: per super-block
+// where the kernel set takes that path, else per block of 32.
+std::vector<float> quantized_values(const Kernels& kernels, DType dtype, const std::vector<float>& x, int n, int k) {
+    if (kernels.types[int(dtype)].superblock_gemm && n <= kernels.superblock_max_tokens)
+        return quantize_superblocks(kernels, x, n, k).values;
+    return quantize(kernels, x, n, k).values;
+}
+
 // y (n, rows) = x (n, cols) w^T in double, and the same over |x| |w| (the size of the rounding error).
 std::vector<double> reference_gemm(const std::vector<float>& x, const Weights& w, int n, std::vector<double>* magnitude) {
     const int64_t rows = w.view.rows, cols = w.view.cols;
@@ -138,11 +172,9 @@ struct ErrorNorm {
     double relative() const { return std::sqrt(error / norm); }
 };
 
-const char* const kIsas[] = {"generic", "avx2", "avx512", "avx512vnni"};
-
 void add_isa_rows() {
     QTest::addColumn<QString>("isa");
-    for (const char* isa : kIsas) QTest::newRow(isa) << QString::fromLatin1(isa);
+    for (const char* isa : kernel_set_names()) QTest::newRow(isa) << QString::fromLatin1(isa);
 }
 
 }  // namespace
@@ -252,7 +284,7 @@ private slots:
         // partial panels, and activation rows that are not a multiple of the pass
         const Size sizes[] = {{1, 1, 256},  {1, 13, 512}, {2, 5, 256},   {4, 4, 256},  {5, 7, 512},
                               {9, 11, 256}, {1, 3, 96},   {3, 9, 224},   {7, 6, 32},   {8, 16, 256},
-                              {13, 37, 512}, {20, 33, 96}, {31, 17, 224}};
+                              {13, 37, 512}, {20, 33, 96}, {31, 17, 224}, {48, 19, 512}, {33, 16, 256}};
         for (DType dtype : kBlockTypes) {
             const WeightType& type = weight_type(dtype);
             ErrorNorm accuracy;
@@ -284,6 +316,77 @@ private slots:
         }
     }
 
+    // Activation rows quantize per super-block of 256 with q = round(x / d), d = max |x| / 127, and
+    // the sums of q per 16.
+    void quantize_superblocks_rounds_to_nearest_data() { add_isa_rows(); }
+    void quantize_superblocks_rounds_to_nearest() {
+        FETCH_KERNELS(kernels);
+        if (!kernels.quantize_superblocks) QSKIP("this kernel set has no super-block products");
+        const int n = 3, k = 512;
+        std::vector<float> x = random_floats(size_t(n * k), 12, -3.0f, 3.0f);
+        std::fill_n(x.begin() + 256, 256, 0.0f);  // an all-zero super-block
+        const Superblocks q = quantize_superblocks(kernels, x, n, k);
+        for (size_t b = 0; b < q.d.size(); ++b) {
+            float amax = 0.0f;
+            for (size_t l = 0; l < 256; ++l) amax = std::max(amax, std::abs(x[256 * b + l]));
+            QCOMPARE(q.d[b], amax / 127.0f);
+            for (size_t s = 0; s < 16; ++s) {
+                int sum = 0;
+                for (size_t l = 0; l < 16; ++l) sum += q.q[256 * b + 16 * s + l];
+                QCOMPARE(int(q.sums[16 * b + s]), sum);
+            }
+            for (size_t l = 0; l < 256; ++l) {
+                QVERIFY(std::abs(q.q[256 * b + l]) <= 127);
+                QVERIFY(std::abs(q.values[256 * b + l] - x[256 * b + l]) <= q.d[b] * 0.5001f);
+            }
+        }
+    }
+
+    // The K-quant types' integer decode: equal to the dequantized weights times the activations as
+    // quantized per super-block, up to float rounding, and within 1% of the exact product. Sizes
+    // cover one and several super-blocks, every tile edge (rows not a multiple of the tile, activation
+    // rows up to the largest count that takes this path), and the 8B model's row length.
+    void superblock_gemm_matches_dequantized_data() { add_isa_rows(); }
+    void superblock_gemm_matches_dequantized() {
+        FETCH_KERNELS(kernels);
+        struct Size { int n, rows, k; };
+        const Size sizes[] = {{1, 1, 256}, {1, 13, 512}, {2, 5, 256}, {3, 7, 768}, {4, 4, 256},
+                              {5, 9, 512}, {7, 3, 256},  {1, 37, 4096}, {2, 6, 14336}};
+        int types_with_path = 0;
+        for (DType dtype : {DType::Q4_K, DType::Q5_K, DType::Q6_K}) {
+            const SuperblockGemmFn gemm = kernels.types[int(dtype)].superblock_gemm;
+            if (!gemm) continue;
+            ++types_with_path;
+            const WeightType& type = weight_type(dtype);
+            ErrorNorm accuracy;
+            for (const Size& sz : sizes) {
+                if (sz.n > kernels.superblock_max_tokens) continue;
+                const QString what = QStringLiteral("%1 n=%2 rows=%3 k=%4").arg(type.name).arg(sz.n).arg(sz.rows).arg(sz.k);
+                const Weights w = make_block_weights(dtype, sz.rows, sz.k, uint32_t(sz.n * 5 + sz.k + int(dtype)));
+                const std::vector<float> x = random_floats(size_t(sz.n * sz.k), uint32_t(sz.rows + 200));
+                const Superblocks q = quantize_superblocks(kernels, x, sz.n, sz.k);
+                const int64_t ldy = sz.rows + 3;
+                std::vector<float> ys(size_t(sz.n * ldy), NAN);
+                gemm(q.rows(), sz.n, w.view.data, w.view.row_bytes(), sz.rows, ys.data(), ldy);
+                std::vector<float> y;
+                for (int t = 0; t < sz.n; ++t) {
+                    y.insert(y.end(), ys.begin() + t * ldy, ys.begin() + t * ldy + sz.rows);
+                    for (int64_t r = sz.rows; r < ldy; ++r) QVERIFY(std::isnan(ys[size_t(t * ldy + r)]));
+                }
+                std::vector<double> magnitude;
+                const std::vector<double> exact = reference_gemm(q.values, w, sz.n, &magnitude);
+                for (size_t i = 0; i < y.size(); ++i)
+                    if (!(std::abs(double(y[i]) - exact[i]) <= 1e-5 * (1.0 + magnitude[i])))
+                        QFAIL(qPrintable(QStringLiteral("%1, element %2: %3, expected %4").arg(what).arg(i).arg(y[i]).arg(exact[i])));
+                accuracy.add(y, reference_gemm(x, w, sz.n));
+            }
+            if (!(accuracy.relative() <= 1e-2))
+                QFAIL(qPrintable(QStringLiteral("%1: relative error %2 against unquantized activations").arg(type.name).arg(accuracy.relative())));
+        }
+        if (std::string_view(kernels.isa) != "generic") QCOMPARE(types_with_path, 3);
+        if (!types_with_path) QSKIP("this kernel set has no super-block products");
+    }
+
     // The threaded product of block types: products sharing one input (quantized once) and one
     // with its own, over 1..3 threads and token counts across the quantization items.
     void quantized_matmuls_match_reference_data() { add_isa_rows(); }
@@ -301,11 +404,11 @@ private slots:
                                            {x1.data(), 256, &b.view, yb.data(), 301},
                                            {x2.data(), 96, &e.view, ye.data(), 29}};
                 matmuls(pool, kernels, n, products);
-                const Quantized q1 = quantize(kernels, x1, n, 256), q2 = quantize(kernels, x2, n, 96);
-                compare(ya, reference_gemm(q1.values, a, n), 1e-4);
-                compare(yb, reference_gemm(q1.values, b, n), 1e-4);
-                compare(yc, reference_gemm(q2.values, c, n), 1e-4);
-                compare(ye, reference_gemm(q2.values, e, n), 1e-4);
+                const std::vector<float> q2 = quantize(kernels, x2, n, 96).values;
+                compare(ya, reference_gemm(quantized_values(kernels, DType::Q4_K, x1, n, 256), a, n), 1e-4);
+                compare(yb, reference_gemm(quantized_values(kernels, DType::Q6_K, x1, n, 256), b, n), 1e-4);
+                compare(yc, reference_gemm(q2, c, n), 1e-4);
+                compare(ye, reference_gemm(q2, e, n), 1e-4);
             }
         }
     }
@@ -412,6 +515,26 @@ private slots:
                 QVERIFY(!bad_thread);
             }
         }
+    }
+
+    // LLAMADESK_ISA forces a kernel set everywhere; one this CPU lacks is refused, naming those it runs.
+    void chosen_kernels_follow_llamadesk_isa() {
+        const QByteArray saved = qgetenv("LLAMADESK_ISA");
+        qunsetenv("LLAMADESK_ISA");
+        QCOMPARE(&chosen_kernels(), &best_kernels());
+        qputenv("LLAMADESK_ISA", "generic");
+        QCOMPARE(std::string_view(chosen_kernels().isa), std::string_view("generic"));
+        qputenv("LLAMADESK_ISA", "sse9");
+        try {
+            chosen_kernels();
+            QFAIL("an unknown kernel set was accepted");
+        } catch (const EngineError& e) {
+            QCOMPARE(e.code(), ErrorCode::InvalidArgument);
+            QVERIFY2(QString(e.what()).contains(QStringLiteral("LLAMADESK_ISA=sse9")), e.what());
+            QVERIFY2(QString(e.what()).contains(QString::fromLatin1(best_kernels().isa)), e.what());
+        }
+        if (saved.isNull()) qunsetenv("LLAMADESK_ISA");
+        else qputenv("LLAMADESK_ISA", saved);
     }
 
     void best_kernels_is_supported() {

@@ -18,7 +18,7 @@ namespace llamadesk::cpu {
 class CpuBackend final : public Backend {
 public:
     // kernels: the instruction set to use (tests run every one the CPU has); default the best.
-    CpuBackend(const Checkpoint& ckpt, const CpuBackendOptions& opts, const Kernels& kernels = best_kernels());
+    CpuBackend(const Checkpoint& ckpt, const CpuBackendOptions& opts, const Kernels& kernels = chosen_kernels());
 
     BackendKind kind() const override { return BackendKind::Cpu; }
     std::string device_description() const override;

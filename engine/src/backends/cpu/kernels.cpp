@@ -1,8 +1,11 @@
 #include "backends/cpu/kernels.h"
 
+#include <cstdlib>
+#include <string>
 #include <string_view>
 
 #include "core/cpu_features.h"
+#include "core/error.h"
 
 namespace llamadesk::cpu {
 
@@ -27,10 +30,27 @@ const Kernels* kernels_for(const char* isa) {
     return nullptr;
 }
 
+namespace {
+constexpr const char* kIsas[] = {"avx512vnni", "avx512", "avx2", "generic"};
+}
+
+std::span<const char* const> kernel_set_names() { return kIsas; }
+
 const Kernels& best_kernels() {
-    for (const char* isa : {"avx512vnni", "avx512", "avx2"})
+    for (const char* isa : kIsas)
         if (const Kernels* k = kernels_for(isa)) return *k;
     return generic_kernels();
+}
+
+const Kernels& chosen_kernels() {
+    const char* chosen = std::getenv("LLAMADESK_ISA");
+    if (chosen == nullptr || *chosen == '\0') return best_kernels();
+    if (const Kernels* k = kernels_for(chosen)) return *k;
+    std::string runs;
+    for (const char* isa : kIsas)
+        if (kernels_for(isa)) runs += std::string(runs.empty() ? "" : ", ") + isa;
+    fail(ErrorCode::InvalidArgument, "LLAMADESK_ISA=" + std::string(chosen) +
+                                         " names a CPU kernel set this CPU or build lacks; this one runs " + runs);
 }
 
 }  // namespace llamadesk::cpu

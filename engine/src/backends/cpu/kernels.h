@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "model/dtype_id.h"
 
@@ -17,6 +18,22 @@ namespace llamadesk::cpu {
 // widened in registers). Single-threaded; callers split rows across threads.
 using GemmFn = void (*)(const float* x, int64_t ldx, int n, const void* w, int64_t ldw, int rows,
                         int k, float* y, int64_t ldy);
+
+// Activation rows quantized per super-block of 256 for the K-quant types' decode (llama.cpp's q8_K):
+// x ~ d * q with q in -127..127 and one d per 256, and the sums of q per 16 (what the K-quants' mins
+// and Q6_K's -32 multiply), so a super-block stays in integers until one float step.
+// Row t: q + t * k; d + t * k / 256; sums + t * k / 16.
+inline constexpr int kSuperBlock = 256;
+struct SuperblockRows {
+    const int8_t* q;
+    const float* d;
+    const int16_t* sums;
+    int64_t k;
+};
+
+// y[t * ldy + r] = x_t . w_r as QuantizedGemmFn, x quantized per super-block; k a multiple of 256.
+using SuperblockGemmFn = void (*)(const SuperblockRows& x, int n, const void* w, int64_t ldw, int rows, float* y,
+                                  int64_t ldy);
 
 // Activation rows quantized for the block types, once per product: for each block of 32 elements
 // x ~ d * q with q in -127..127, d_sum = d * sum(q) (what a weight type's float offset multiplies)
@@ -44,15 +61,17 @@ using WeightedRowsFn = void (*)(const float* p, int64_t ldp, int rows, const voi
 
 // The kernels of one element type: plain floats read x as F32 (gemm), block types read it quantized
 // (quantized_gemm); exactly one of the two is set. Float types also weight values (weighted_rows),
-// which is how attention reads a KV cache of that type.
+// which is how attention reads a KV cache of that type. K-quant types may also take activations
+// quantized per super-block (superblock_gemm), which is faster for up to superblock_max_tokens rows.
 struct TypeKernels {
     GemmFn gemm;
     QuantizedGemmFn quantized_gemm;
     WeightedRowsFn weighted_rows;
+    SuperblockGemmFn superblock_gemm;
 };
 
 struct Kernels {
-    const char* isa;  // "avx512vnni", "avx512", "avx2", "generic"
+    const char* isa;  // one of kernel_set_names()
     int tile_rows;        // weight rows one micro-kernel covers; row splits are multiples of it
     int block_tile_rows;  // the same for block types (a prefill panel's rows)
 
@@ -62,6 +81,10 @@ struct Kernels {
     // multiple of 32.
     void (*quantize_rows)(const float* x, int64_t ldx, int n, int64_t k, int8_t* q, float* d, float* d_sum,
                           int32_t* half_sums);
+    // Rows x (n, k), ldx apart, into q (n, k), d (n, k / 256) and sums (n, k / 16); k a multiple of
+    // 256. Null where no type has a superblock_gemm.
+    void (*quantize_superblocks)(const float* x, int64_t ldx, int n, int64_t k, int8_t* q, float* d, int16_t* sums);
+    int superblock_max_tokens;  // activation rows up to which superblock_gemm is used
 
     // y[0..n) = x[0..n) rounded to f16 (round to nearest even), for writing an f16 KV cache
     void (*to_f16)(const float* x, uint16_t* y, int64_t n);
@@ -73,10 +96,18 @@ struct Kernels {
     float (*sum_squares)(const float* x, int n);
 };
 
-// The set named isa ("avx512vnni", "avx512", "avx2", "generic"), or nullptr when this build or this CPU lacks it.
+// The names of every kernel set, fastest first: "avx512vnni", "avx512", "avx2", "generic".
+std::span<const char* const> kernel_set_names();
+
+// The set named isa, or nullptr when this build or this CPU lacks it.
 const Kernels* kernels_for(const char* isa);
 
 // The fastest set this CPU runs.
 const Kernels& best_kernels();
+
+// The set the CPU backend uses: the one the environment variable LLAMADESK_ISA names (one switch for
+// the CLI, the bench, the tests and the window), else best_kernels(). Fails with InvalidArgument,
+// naming the sets this CPU runs, when LLAMADESK_ISA names one this CPU or build lacks.
+const Kernels& chosen_kernels();
 
 }  // namespace llamadesk::cpu

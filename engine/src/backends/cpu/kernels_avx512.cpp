@@ -3,7 +3,9 @@
 // where the integer products of block types take one dpbusd and all 32 vector registers.
 #include <immintrin.h>
 
+#include <array>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "backends/cpu/kernels.h"

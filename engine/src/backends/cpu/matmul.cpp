@@ -23,24 +23,40 @@ struct Item {
     int64_t row_begin, row_end;
 };
 
-// One activation input quantized for the block types; products that share x (q, k and v; gate and
-// up) share it.
+// How a product reads its activations: as floats, quantized per 32, or per super-block of 256.
+enum class Input { Floats, Blocks, Superblocks };
+
+Input input_of_type(const Kernels& kernels, const TypeKernels& type, int n) {
+    if (type.superblock_gemm && n <= kernels.superblock_max_tokens) return Input::Superblocks;
+    return type.quantized_gemm ? Input::Blocks : Input::Floats;
+}
+
+// One activation input quantized for the block types; products that share x and its quantization
+// (q, k and v; gate and up) share it.
 struct QuantizedInput {
     const float* x = nullptr;
     int64_t ldx = 0, k = 0;
+    Input format = Input::Blocks;
     std::vector<int8_t> q;
     std::vector<float> d, d_sum;
     std::vector<int32_t> half_sums;
+    std::vector<int16_t> sums;
 
     QuantizedRows rows() const { return {q.data(), d.data(), d_sum.data(), half_sums.data(), k}; }
+    SuperblockRows superblocks() const { return {q.data(), d.data(), sums.data(), k}; }
 };
 
 // Activation rows per quantization item: small enough to spread a prefill over the threads.
 constexpr int kQuantizeRowsPerItem = 16;
 
 void quantize(ThreadPool& pool, const Kernels& kernels, int n, QuantizedInput& in) {
-    const int64_t blocks = in.k / kActivationBlock;
     in.q.resize(size_t(n * in.k));
+    if (in.format == Input::Superblocks) {  // a few rows: one thread does them
+        in.d.resize(size_t(n * in.k / kSuperBlock));
+        in.sums.resize(size_t(n * in.k / 16));
+        return kernels.quantize_superblocks(in.x, in.ldx, n, in.k, in.q.data(), in.d.data(), in.sums.data());
+    }
+    const int64_t blocks = in.k / kActivationBlock;
     in.d.resize(size_t(n * blocks));
     in.d_sum.resize(size_t(n * blocks));
     in.half_sums.resize(size_t(n * blocks * 4));
@@ -67,10 +83,11 @@ void matmuls(ThreadPool& pool, const Kernels& kernels, int n, std::span<const Ma
     int n_inputs = 0;
     for (size_t p = 0; p < products.size(); ++p) {
         const Matmul& m = products[p];
-        if (!kernels.types[int(m.w->dtype)].quantized_gemm) continue;
+        const Input format = input_of_type(kernels, kernels.types[int(m.w->dtype)], n);
+        if (format == Input::Floats) continue;
         for (int i = 0; i < n_inputs && input_of[p] < 0; ++i) {
             const QuantizedInput& in = inputs[size_t(i)];
-            if (in.x == m.x && in.ldx == m.ldx && in.k == m.w->cols) input_of[p] = i;
+            if (in.x == m.x && in.ldx == m.ldx && in.k == m.w->cols && in.format == format) input_of[p] = i;
         }
         if (input_of[p] >= 0) continue;
         if (size_t(n_inputs) == inputs.size()) inputs.emplace_back();
@@ -78,6 +95,7 @@ void matmuls(ThreadPool& pool, const Kernels& kernels, int n, std::span<const Ma
         in.x = m.x;
         in.ldx = m.ldx;
         in.k = m.w->cols;
+        in.format = format;
         quantize(pool, kernels, n, in);
         input_of[p] = n_inputs++;
     }
@@ -95,9 +113,13 @@ void matmuls(ThreadPool& pool, const Kernels& kernels, int n, std::span<const Ma
         const TensorView& w = *m.w;
         const TypeKernels& type = kernels.types[int(w.dtype)];
         const int rows = int(item.row_end - item.row_begin);
-        if (type.quantized_gemm)
-            type.quantized_gemm(inputs[size_t(input_of[size_t(item.product)])].rows(), n, w.row(item.row_begin),
-                                w.row_bytes(), rows, int(w.cols), m.y + item.row_begin, m.ldy);
+        const int input = input_of[size_t(item.product)];
+        if (input >= 0 && inputs[size_t(input)].format == Input::Superblocks)
+            type.superblock_gemm(inputs[size_t(input)].superblocks(), n, w.row(item.row_begin), w.row_bytes(), rows,
+                                 m.y + item.row_begin, m.ldy);
+        else if (input >= 0)
+            type.quantized_gemm(inputs[size_t(input)].rows(), n, w.row(item.row_begin), w.row_bytes(), rows,
+                                int(w.cols), m.y + item.row_begin, m.ldy);
         else
             type.gemm(m.x, m.ldx, n, w.row(item.row_begin), w.cols, rows, int(w.cols), m.y + item.row_begin, m.ldy);
     });
