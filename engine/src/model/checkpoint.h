@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -86,6 +87,9 @@ struct Checkpoint {
     std::string chat_template;         // GGUF tokenizer.chat_template (Jinja), when present
     std::string name;                  // GGUF general.name, when present
     std::shared_ptr<const void> storage;  // keeps the mapping / owned buffers alive
+    // Moves weights used in place from a mapped file into anonymous memory at the same addresses
+    // (MappedFile::move_to_memory), for the CPU backend; null where the format has none.
+    std::function<void()> move_to_memory;
 
     int64_t n_params() const;
     // How many matrices (every tensor but the norms) each type holds, in DType order.

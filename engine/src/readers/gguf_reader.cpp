@@ -236,6 +236,7 @@ Checkpoint read_gguf_checkpoint(std::shared_ptr<const MappedFile> file, bool wit
     }
     ckpt.chat_template = std::string(gguf_string(f, "tokenizer.chat_template").value_or(""));
     ckpt.name = std::string(gguf_string(f, "general.name").value_or(""));
+    ckpt.move_to_memory = [mapped = file.get()] { mapped->move_to_memory(); };  // storage keeps it alive
     storage->files.push_back(std::move(file));
     ckpt.storage = std::move(storage);
     return ckpt;

@@ -1,5 +1,5 @@
 // The machine's memory read bandwidth, measured the way decode reads weights: every thread streams
-// its share of a buffer far larger than the caches. The reduction is an integer XOR in the widest
+// its share of a buffer far larger than the caches, flushed from them before each pass. The reduction is an integer XOR in the widest
 // vector registers the machine has (a float sum would be serialised on the adder and measure the
 // adder, not the memory; scalar or SSE loads cannot keep enough reads in flight).
 #pragma once

@@ -170,6 +170,7 @@ void CpuBackend::forward_segments(std::span<const int32_t> tokens, std::span<con
 }  // namespace cpu
 
 std::unique_ptr<Backend> make_cpu_backend(const Checkpoint& ckpt, const CpuBackendOptions& opts) {
+    if (ckpt.move_to_memory) ckpt.move_to_memory();  // decode streams faster from anonymous pages
     return std::make_unique<cpu::CpuBackend>(ckpt, opts);
 }
 

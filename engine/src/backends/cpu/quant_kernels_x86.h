@@ -28,11 +28,11 @@ inline float half_to_float(uint16_t h) { return _cvtsh_ss(h); }
 inline __m256i load256(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
 
 // Decode is bound by how many cache misses a core keeps in flight. Each step of a decode tile asks,
-// into L2, for bytes [from, from + n) of the rows kPrefetchTiles tiles ahead (next; null when not
+// into L2, for bytes [from, from + n) of the rows kPrefetchRows ahead (next; null when not
 // decoding): its share of them, so they stream in evenly while this tile is computed. Measured on 2
 // Xeon cores (128256 x 4096 Q4_K, far larger than the caches): 19-20 GB/s against 14.5 with the
-// whole next tile asked for at once into L1; the same 3 or 4 tiles ahead; worse non-temporally.
-constexpr int kPrefetchTiles = 2;
+// whole next tile asked for at once into L1; the same 12 or 16 rows ahead; worse non-temporally.
+constexpr int kPrefetchRows = 8;
 
 inline void prefetch_ahead(const uint8_t* next, int64_t from, int64_t n) {
     if (next)
@@ -558,7 +558,7 @@ void quantized_gemm(const QuantizedRows& x, int n, const void* weights, int64_t 
             const int rn = rows - r < kQuantTileCols ? rows - r : kQuantTileCols;
             // Decode reads each weight row once: the tile asks for the rows ahead as it goes (rows
             // of a small model are a few hundred bytes, too short for the hardware prefetcher).
-            const uint8_t* next = n <= kQuantTileRows ? w + (r + kPrefetchTiles * kQuantTileCols) * ldw : nullptr;
+            const uint8_t* next = n <= kQuantTileRows ? w + (r + kPrefetchRows) * ldw : nullptr;
             quantized_edge<T, kQuantTileRows>(rm, rn, rows_t, w + r * ldw, ldw, y + t * ldy + r, ldy, next);
         }
     }
