@@ -172,6 +172,30 @@ struct ErrorNorm {
     double relative() const { return std::sqrt(error / norm); }
 };
 
+// A product of n activation rows with block-type weights w, written by product(y, ldy) into rows
+// of y further apart than w's rows (the gaps must stay unwritten): equal to the dequantized weights
+// times the activation values the kernel read (quantized) up to float rounding (1e-5 of the sum of
+// |products|); its error against the unquantized activations x goes into accuracy.
+template <class Product>
+void check_product(const QString& what, int n, const Weights& w, const std::vector<float>& x,
+                   const std::vector<float>& quantized, ErrorNorm& accuracy, Product product) {
+    const int64_t rows = w.view.rows, ldy = rows + 3;
+    std::vector<float> ys(size_t(n * ldy), NAN);
+    product(ys.data(), ldy);
+    std::vector<float> y;
+    for (int t = 0; t < n; ++t) {
+        y.insert(y.end(), ys.begin() + t * ldy, ys.begin() + t * ldy + rows);
+        for (int64_t r = rows; r < ldy; ++r)
+            if (!std::isnan(ys[size_t(t * ldy + r)])) QFAIL(qPrintable(what + QStringLiteral(": a gap of y was written")));
+    }
+    std::vector<double> magnitude;
+    const std::vector<double> exact = reference_gemm(quantized, w, n, &magnitude);
+    for (size_t i = 0; i < y.size(); ++i)
+        if (!(std::abs(double(y[i]) - exact[i]) <= 1e-5 * (1.0 + magnitude[i])))
+            QFAIL(qPrintable(QStringLiteral("%1, element %2: %3, expected %4").arg(what).arg(i).arg(y[i]).arg(exact[i])));
+    accuracy.add(y, reference_gemm(x, w, n));
+}
+
 void add_isa_rows() {
     QTest::addColumn<QString>("isa");
     for (const char* isa : kernel_set_names()) QTest::newRow(isa) << QString::fromLatin1(isa);
@@ -296,20 +320,10 @@ private slots:
                 const Weights w = make_block_weights(dtype, sz.rows, sz.k, uint32_t(sz.n * 7 + sz.k + int(dtype)));
                 const std::vector<float> x = random_floats(size_t(sz.n * sz.k), uint32_t(sz.rows + 100));
                 const Quantized q = quantize(kernels, x, sz.n, sz.k);
-                const int64_t ldy = sz.rows + 3;
-                std::vector<float> ys(size_t(sz.n * ldy), NAN);
-                gemm(q.rows(), sz.n, w.view.data, w.view.row_bytes(), sz.rows, sz.k, ys.data(), ldy);
-                std::vector<float> y;
-                for (int t = 0; t < sz.n; ++t) {
-                    y.insert(y.end(), ys.begin() + t * ldy, ys.begin() + t * ldy + sz.rows);
-                    for (int64_t r = sz.rows; r < ldy; ++r) QVERIFY(std::isnan(ys[size_t(t * ldy + r)]));
-                }
-                std::vector<double> magnitude;
-                const std::vector<double> exact = reference_gemm(q.values, w, sz.n, &magnitude);
-                for (size_t i = 0; i < y.size(); ++i)
-                    if (!(std::abs(double(y[i]) - exact[i]) <= 1e-5 * (1.0 + magnitude[i])))
-                        QFAIL(qPrintable(QStringLiteral("%1, element %2: %3, expected %4").arg(what).arg(i).arg(y[i]).arg(exact[i])));
-                accuracy.add(y, reference_gemm(x, w, sz.n));
+                check_product(what, sz.n, w, x, q.values, accuracy, [&](float* y, int64_t ldy) {
+                    gemm(q.rows(), sz.n, w.view.data, w.view.row_bytes(), sz.rows, sz.k, y, ldy);
+                });
+                if (QTest::currentTestFailed()) return;
             }
             if (!(accuracy.relative() <= 1e-2))
                 QFAIL(qPrintable(QStringLiteral("%1: relative error %2 against unquantized activations").arg(type.name).arg(accuracy.relative())));
@@ -365,20 +379,10 @@ private slots:
                 const Weights w = make_block_weights(dtype, sz.rows, sz.k, uint32_t(sz.n * 5 + sz.k + int(dtype)));
                 const std::vector<float> x = random_floats(size_t(sz.n * sz.k), uint32_t(sz.rows + 200));
                 const Superblocks q = quantize_superblocks(kernels, x, sz.n, sz.k);
-                const int64_t ldy = sz.rows + 3;
-                std::vector<float> ys(size_t(sz.n * ldy), NAN);
-                gemm(q.rows(), sz.n, w.view.data, w.view.row_bytes(), sz.rows, ys.data(), ldy);
-                std::vector<float> y;
-                for (int t = 0; t < sz.n; ++t) {
-                    y.insert(y.end(), ys.begin() + t * ldy, ys.begin() + t * ldy + sz.rows);
-                    for (int64_t r = sz.rows; r < ldy; ++r) QVERIFY(std::isnan(ys[size_t(t * ldy + r)]));
-                }
-                std::vector<double> magnitude;
-                const std::vector<double> exact = reference_gemm(q.values, w, sz.n, &magnitude);
-                for (size_t i = 0; i < y.size(); ++i)
-                    if (!(std::abs(double(y[i]) - exact[i]) <= 1e-5 * (1.0 + magnitude[i])))
-                        QFAIL(qPrintable(QStringLiteral("%1, element %2: %3, expected %4").arg(what).arg(i).arg(y[i]).arg(exact[i])));
-                accuracy.add(y, reference_gemm(x, w, sz.n));
+                check_product(what, sz.n, w, x, q.values, accuracy, [&](float* y, int64_t ldy) {
+                    gemm(q.rows(), sz.n, w.view.data, w.view.row_bytes(), sz.rows, y, ldy);
+                });
+                if (QTest::currentTestFailed()) return;
             }
             if (!(accuracy.relative() <= 1e-2))
                 QFAIL(qPrintable(QStringLiteral("%1: relative error %2 against unquantized activations").arg(type.name).arg(accuracy.relative())));
