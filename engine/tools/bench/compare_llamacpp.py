@@ -17,7 +17,7 @@ are timed at exactly the same points.
 
 usage: compare_llamacpp.py --bench build/engine/tools/bench/llamadesk-bench [--threads 2]
        [--repeats 5] [--work-dir /tmp/llamadesk-compare] [--models 260K,15M-f32,...] [--prefill 512,1000]
-       [--decode-at 16,256] [--cpu-time] [--json]
+       [--decode-at 16,256] [--rounds 3] [--cpu-time] [--json]
 """
 
 import argparse
@@ -137,6 +137,8 @@ def main():
     ap.add_argument("--shared", default=os.path.normpath(os.path.join(here, "../../../../shared")))
     ap.add_argument("--models", default=",".join(DEFAULT_MODELS))
     ap.add_argument("--json", action="store_true", help="print the rows as JSON")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="time ours then llama.cpp this many times in turn; each side's median over the rounds")
     ap.add_argument("--prefill", help="prompt sizes to time, as llamadesk-bench --prefill takes them (512,1000)")
     ap.add_argument("--decode-at", help="positions to time decode at, as llamadesk-bench --decode-at takes them")
     ap.add_argument("--cpu-time", action="store_true",
@@ -156,19 +158,25 @@ def main():
         if path is None:
             print(f"skipping {name}: file not found", file=sys.stderr)
             continue
-        mine = ours(args.bench, path, args.threads, args.repeats, args.cpu_time, args.prefill, args.decode_at)
         theirs = LlamaCpp(llama_cpp, path, args.threads, time.process_time if args.cpu_time else time.perf_counter)
+        figures = {}  # row -> ([ours per round], [llama.cpp per round])
         try:
-            for p in mine["prefill"]:
-                rows.append({"model": name, "what": f"prefill {p['tokens']}", "ours": p["tokens_per_s"],
-                             "llama.cpp": theirs.prefill_tokens_per_s(p["tokens"], args.repeats)})
-            for d in mine["decode"]:
-                if d["position"] + DECODE_TOKENS > theirs.n_ctx:
-                    continue
-                rows.append({"model": name, "what": f"decode @{d['position']}", "ours": d["tokens_per_s"],
-                             "llama.cpp": theirs.decode_tokens_per_s(d["position"], args.repeats)})
+            for _ in range(args.rounds):  # the two programs take turns, so a drift of the machine hits both
+                mine = ours(args.bench, path, args.threads, args.repeats, args.cpu_time, args.prefill, args.decode_at)
+                for p in mine["prefill"]:
+                    f = figures.setdefault(f"prefill {p['tokens']}", ([], []))
+                    f[0].append(p["tokens_per_s"])
+                    f[1].append(theirs.prefill_tokens_per_s(p["tokens"], args.repeats))
+                for d in mine["decode"]:
+                    if d["position"] + DECODE_TOKENS > theirs.n_ctx:
+                        continue
+                    f = figures.setdefault(f"decode @{d['position']}", ([], []))
+                    f[0].append(d["tokens_per_s"])
+                    f[1].append(theirs.decode_tokens_per_s(d["position"], args.repeats))
         finally:
             theirs.close()
+        for what, (a, b) in figures.items():
+            rows.append({"model": name, "what": what, "ours": statistics.median(a), "llama.cpp": statistics.median(b)})
         streamed = ", ".join("%.2f GB/s at %d" % (d["weight_bytes_per_s"] / 1e9, d["position"]) for d in mine["decode"])
         print(f"{name}: memory read bandwidth {mine['memory_read_bytes_per_s'] / 1e9:.2f} GB/s; "
               f"weights streamed while decoding: {streamed}", file=sys.stderr)
@@ -177,7 +185,7 @@ def main():
         print(json.dumps(rows, indent=1))
         return
     clock = "process CPU time" if args.cpu_time else "wall clock"
-    print(f"threads: {args.threads}; tok/s by {clock}, median of {args.repeats}")
+    print(f"threads: {args.threads}; tok/s by {clock}, median of {args.repeats}, median over {args.rounds} rounds in turn")
     print(f"{'model':<10} {'row':<14} {'ours':>10} {'llama.cpp':>10} {'ratio':>7}")
     for r in rows:
         print(f"{r['model']:<10} {r['what']:<14} {r['ours']:>10.1f} {r['llama.cpp']:>10.1f} "
