@@ -44,21 +44,25 @@ void MappedFile::release(const void* begin, uint64_t n) const {
     if (data_ && to > from) ::madvise(const_cast<uint8_t*>(data_) + from, to - from, MADV_DONTNEED);
 }
 
-void MappedFile::move_to_memory() const {
+void MappedFile::move_to_memory(uint64_t from, uint64_t to) const {
+    const uint64_t page = uint64_t(sysconf(_SC_PAGESIZE));
+    from = (from + page - 1) / page * page;
+    to = std::min(to, size_) / page * page;
     // anonymous pages cannot be dropped under memory pressure as mapped ones can: keep 1 GiB spare
-    if (!data_ || in_memory_ || available_memory_bytes() < int64_t(size_) + (int64_t(1) << 30)) return;
-    void* copy = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (!data_ || to <= from || available_memory_bytes() < int64_t(to - from) + (int64_t(1) << 30)) return;
+    const uint64_t n = to - from;
+    uint8_t* const target = const_cast<uint8_t*>(data_) + from;
+    void* copy = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (copy == MAP_FAILED) return;
     constexpr uint64_t kChunk = uint64_t(64) << 20;
-    for (uint64_t at = 0; at < size_; at += kChunk) {
-        const uint64_t n = std::min(kChunk, size_ - at);
-        std::memcpy(static_cast<uint8_t*>(copy) + at, data_ + at, n);
-        release(data_ + at, n);
+    for (uint64_t at = 0; at < n; at += kChunk) {
+        const uint64_t chunk = std::min(kChunk, n - at);
+        std::memcpy(static_cast<uint8_t*>(copy) + at, target + at, chunk);
+        ::madvise(target + at, chunk, MADV_DONTNEED);  // copied: the mapped pages go
     }
     // the copy replaces the mapping at its addresses (MREMAP_FIXED unmaps what was there)
-    if (::mprotect(copy, size_, PROT_READ) != 0 ||
-        ::mremap(copy, size_, size_, MREMAP_MAYMOVE | MREMAP_FIXED, const_cast<uint8_t*>(data_)) == MAP_FAILED) {
-        ::munmap(copy, size_);
+    if (::mprotect(copy, n, PROT_READ) != 0 || ::mremap(copy, n, n, MREMAP_MAYMOVE | MREMAP_FIXED, target) == MAP_FAILED) {
+        ::munmap(copy, n);
         return;
     }
     in_memory_ = true;

@@ -20,16 +20,17 @@ public:
     const std::string& path() const { return path_; }
     // Drops the pages of [begin, begin + n) from this process's memory: they were read once (copied
     // elsewhere) and are not needed again; a later read would fetch them from the file again.
-    // Nothing once the file was moved to memory, where a dropped page would read as zeros.
+    // Nothing once part of the file was moved to memory, where a dropped page would read as zeros.
     void release(const void* begin, uint64_t n) const;
 
-    // Puts the whole file in anonymous memory at the same addresses (every pointer into it stays
-    // valid), replacing the mapping. CPU decode streams weights about a quarter faster from such
-    // pages than from the page cache's (8B Q4_K_M on 2 Xeon cores: 3.0 tok/s mapped, 3.8-3.9
-    // moved). Resident memory stays the file's size: each chunk of the mapping is dropped once
-    // copied. Where that memory is not available with 1 GiB to spare (anonymous pages cannot be
-    // dropped under pressure as mapped ones can) the mapping stays, slower and as correct.
-    void move_to_memory() const;
+    // Puts the whole pages of bytes [from, to) in anonymous memory at the same addresses (every
+    // pointer into them stays valid), replacing the mapping there. CPU decode streams weights about
+    // a quarter faster from such pages than from the page cache's (8B Q4_K_M on 2 Xeon cores: 3.0
+    // tok/s mapped, 3.8-3.9 moved). Resident memory does not grow past those bytes: each chunk of
+    // the mapping is dropped once copied. Where that memory is not available with 1 GiB to spare
+    // (anonymous pages cannot be dropped under pressure as mapped ones can) the mapping stays,
+    // slower and as correct.
+    void move_to_memory(uint64_t from, uint64_t to) const;
 
 private:
     std::string path_;

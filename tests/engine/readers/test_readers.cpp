@@ -4,6 +4,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cstdio>
+#include <fstream>
+#include <string>
+
 #include "reader_fixtures.h"
 #include "readers/gguf_file.h"
 #include "readers/gguf_reader.h"
@@ -16,6 +20,21 @@ using namespace llamadesk::test;
 namespace {
 
 void touch(const QString& path) { write_all(path, "x"); }
+
+// Whether the mapping holding p is anonymous memory rather than a file's: /proc/self/maps names the
+// file of a file mapping. (std::ifstream: QFile takes a /proc file's size, 0, for its end.)
+bool anonymous(const void* p) {
+    std::ifstream maps("/proc/self/maps");
+    const auto at = reinterpret_cast<unsigned long long>(p);
+    for (std::string line; std::getline(maps, line);) {
+        unsigned long long from = 0, to = 0;
+        char path[512] = "";
+        if (std::sscanf(line.c_str(), "%llx-%llx %*s %*s %*s %*s %511s", &from, &to, path) < 2) continue;
+        if (at >= from && at < to) return path[0] != '/';
+    }
+    QTest::qFail("no mapping holds the address", __FILE__, __LINE__);
+    return false;
+}
 
 }  // namespace
 
@@ -160,6 +179,32 @@ private slots:
         LLAMADESK_REQUIRE_ERROR(gguf_string(f, "t.u8"), ErrorCode::BadFormat, "t.u8 should be a string");
         const QString diff = compare_checkpoints(s, open_checkpoint(path.toStdString()));
         QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    }
+
+    // Moved to memory for the CPU, a GGUF file keeps every tensor at its address with its bytes;
+    // its pages become the process's own (anonymous), but for an untied token embedding's.
+    void gguf_moves_to_memory_in_place() {
+        for (const bool tied : {true, false}) {
+            ModelConfig config = tiny_config();
+            config.dim = 256;  // tensors of whole pages: only those move
+            config.hidden_dim = 512;
+            const Checkpoint s = make_synthetic_checkpoint(config, DType::F32, 5, tied);
+            QTemporaryDir dir;
+            const std::string path = dir.filePath("m.gguf").toStdString();
+            write_gguf(s, path);
+            const Checkpoint c = open_checkpoint(path);
+            QVERIFY(c.move_to_memory);
+            const TensorView& wq = c.weights.layers[0].wq;
+            const TensorView& embedding = c.weights.token_embedding;
+            const std::vector<uint8_t> before(static_cast<const uint8_t*>(wq.data),
+                                              static_cast<const uint8_t*>(wq.data) + wq.n_bytes());
+            // a page the tensor shares with its neighbour may stay mapped: look at its middle
+            QVERIFY(!anonymous(wq.row(wq.rows / 2)));
+            c.move_to_memory();
+            QVERIFY(std::equal(before.begin(), before.end(), static_cast<const uint8_t*>(wq.data)));
+            QVERIFY(anonymous(wq.row(wq.rows / 2)));
+            QCOMPARE(anonymous(embedding.row(embedding.rows / 2)), tied);
+        }
     }
 
     void gguf_without_vocabulary() {
