@@ -54,9 +54,9 @@ uint64_t xor_reduce_generic(const uint64_t* data, size_t n) {
 
 using XorReduce = uint64_t (*)(const uint64_t*, size_t);
 
-// Every line of the buffer out of every cache level, so the pass after it reads memory: a last-level
-// cache of several hundred MiB (a Xeon's, shared by a VM's few cores) otherwise keeps part of even a
-// 1 GiB buffer between passes, and the probe read 27-30 GB/s where memory gives 24-25.
+// Every line of the buffer out of every cache level, so the pass after it reads memory whatever a
+// last-level cache of several hundred MiB (a Xeon's, shared by a VM's few cores) kept between passes.
+// (On such a machine, 2 threads: 1 GiB kept 26.82 GB/s, flushed 26.81; 4 GiB 28.40 and 27.94.)
 void flush_from_caches(const uint64_t* data, size_t n) {
     for (size_t i = 0; i < n; i += 8) _mm_clflush(data + i);
     _mm_mfence();
