@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,9 @@ struct TensorView {
     int64_t rows = 0;
     int64_t cols = 0;
     const void* data = nullptr;
+    // Rows regrouped by this many for the CPU's kernels (cpu::Kernels::interleave_rows), in a
+    // backend's own copy; 0 for plain rows, the only layout row() and row_to_f32() read.
+    int interleaved_rows = 0;
 
     int64_t n_elements() const { return rows * cols; }
     // A row is whole blocks of its type (the readers check that cols is a multiple of the block).
@@ -88,8 +92,12 @@ struct Checkpoint {
     std::string name;                  // GGUF general.name, when present
     std::shared_ptr<const void> storage;  // keeps the mapping / owned buffers alive
     // Moves weights used in place from a mapped file into anonymous memory at the same addresses
-    // (MappedFile::move_to_memory), for the CPU backend; null where the format has none.
-    std::function<void()> move_to_memory;
+    // (MappedFile::move_to_memory), for the CPU backend, all but copied: tensors the caller keeps
+    // its own copy of, which stay mapped. Null where the format has none.
+    std::function<void(std::span<const TensorView> copied)> move_to_memory;
+    // Drops the mapped pages of a tensor the caller copied (a later read fetches them from the file
+    // again); nothing where they were moved to memory or are not mapped. Null where nothing is mapped.
+    std::function<void(const TensorView&)> release_pages;
 
     int64_t n_params() const;
     // How many matrices (every tensor but the norms) each type holds, in DType order.

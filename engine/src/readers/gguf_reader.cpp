@@ -1,10 +1,12 @@
 #include "readers/gguf_reader.h"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <unordered_map>
+#include <vector>
 
 #include "core/error.h"
 #include "model/rope.h"
@@ -241,10 +243,23 @@ Checkpoint read_gguf_checkpoint(std::shared_ptr<const MappedFile> file, bool wit
     // Q4_K). storage keeps the file alive as long as the checkpoint.
     const uint64_t embedding_from = tied ? 0 : uint64_t(static_cast<const uint8_t*>(ckpt.weights.token_embedding.data) - file->data());
     const uint64_t embedding_to = tied ? 0 : embedding_from + uint64_t(ckpt.weights.token_embedding.n_bytes());
-    ckpt.move_to_memory = [mapped = file.get(), embedding_from, embedding_to] {
-        mapped->move_to_memory(0, embedding_from);
-        mapped->move_to_memory(embedding_to, mapped->size());
+    ckpt.move_to_memory = [mapped = file.get(), embedding_from, embedding_to](std::span<const TensorView> copied) {
+        std::vector<std::pair<uint64_t, uint64_t>> stay{{embedding_from, embedding_to}};  // byte ranges
+        for (const TensorView& t : copied) {
+            const auto* at = static_cast<const uint8_t*>(t.data);
+            if (at < mapped->data() || at >= mapped->data() + mapped->size()) continue;  // another file's
+            const auto from = uint64_t(at - mapped->data());
+            stay.emplace_back(from, from + uint64_t(t.n_bytes()));
+        }
+        std::sort(stay.begin(), stay.end());
+        uint64_t at = 0;
+        for (const auto& [from, to] : stay) {
+            if (from > at) mapped->move_to_memory(at, from);
+            at = std::max(at, to);
+        }
+        mapped->move_to_memory(at, mapped->size());
     };
+    ckpt.release_pages = [mapped = file.get()](const TensorView& t) { mapped->release(t.data, uint64_t(t.n_bytes())); };
     storage->files.push_back(std::move(file));
     ckpt.storage = std::move(storage);
     return ckpt;

@@ -37,11 +37,14 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
 }
 
 void MappedFile::release(const void* begin, uint64_t n) const {
-    if (in_memory_) return;
+    const auto* at = static_cast<const uint8_t*>(begin);
+    if (!data_ || at < data_ || at >= data_ + size_) return;  // not in this file
     const uint64_t page = uint64_t(sysconf(_SC_PAGESIZE));
     const uint64_t from = (uint64_t(static_cast<const uint8_t*>(begin) - data_) + page - 1) / page * page;
     const uint64_t to = std::min(size_, uint64_t(static_cast<const uint8_t*>(begin) - data_) + n) / page * page;
-    if (data_ && to > from) ::madvise(const_cast<uint8_t*>(data_) + from, to - from, MADV_DONTNEED);
+    for (const auto& [moved_from, moved_to] : moved_)
+        if (from < moved_to && moved_from < to) return;
+    if (to > from) ::madvise(const_cast<uint8_t*>(data_) + from, to - from, MADV_DONTNEED);
 }
 
 void MappedFile::move_to_memory(uint64_t from, uint64_t to) const {
@@ -65,7 +68,7 @@ void MappedFile::move_to_memory(uint64_t from, uint64_t to) const {
         ::munmap(copy, n);
         return;
     }
-    in_memory_ = true;
+    moved_.emplace_back(from, to);
 }
 
 MappedFile::~MappedFile() {

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace llamadesk {
 
@@ -20,7 +22,8 @@ public:
     const std::string& path() const { return path_; }
     // Drops the pages of [begin, begin + n) from this process's memory: they were read once (copied
     // elsewhere) and are not needed again; a later read would fetch them from the file again.
-    // Nothing once part of the file was moved to memory, where a dropped page would read as zeros.
+    // Nothing where begin is not in this file, or where the range overlaps a part moved to memory
+    // (a dropped page would read as zeros there).
     void release(const void* begin, uint64_t n) const;
 
     // Puts the whole pages of bytes [from, to) in anonymous memory at the same addresses (every
@@ -36,7 +39,7 @@ private:
     std::string path_;
     const uint8_t* data_ = nullptr;  // null for an empty file
     uint64_t size_ = 0;
-    mutable bool in_memory_ = false;
+    mutable std::vector<std::pair<uint64_t, uint64_t>> moved_;  // byte ranges now in anonymous memory
 };
 
 }  // namespace llamadesk

@@ -1,6 +1,9 @@
 // llamadesk-kernel-bench: the CPU products of one weight matrix, per weight type and kernel set,
 // with nothing else of a model around them. Prints, for decode (n = 1) and a prefill chunk
-// (n = 256 by default), billions of multiply-adds per second and the weights' bytes per second.
+// (n = 256 by default), billions of multiply-adds per second and the weights' bytes per second,
+// for the weights as stored (layout "rows") and, where the kernel set has one for the type, as the
+// CPU backend interleaves them at load ("groups"). With --copies M the products take M copies of
+// the matrix in turn, so that weights larger than the caches stream from memory as in a model.
 // Each figure is the best of several timed runs, so a busy neighbour on a shared machine shows
 // as fewer good runs rather than a slower figure.
 #include <algorithm>
@@ -27,12 +30,14 @@ namespace {
 const char* usage() {
     return "usage: llamadesk-kernel-bench [--threads N] [--isa avx512vnni,avx512,avx2,generic]\n"
            "       [--types f16,q8_0,q4_0,q4_k,...] [--rows R] [--cols K] [--tokens 1,256] [--runs N]\n"
+           "       [--copies M]\n"
            "  defaults: 2 threads, every kernel set this CPU runs, f16 q8_0 q4_0 q4_k q5_k q6_k,\n"
-           "  2048 x 768 weights (the 110M shape's FFN), 1 and 256 tokens, best of 15 runs\n";
+           "  2048 x 768 weights (the 110M shape's FFN), 1 and 256 tokens, best of 15 runs, 1 copy\n"
+           "  (14336 x 4096 with --copies 30 is about 1 GB of Q4_K: more than any cache)\n";
 }
 
 struct Options {
-    int threads = 2, rows = 2048, cols = 768, runs = 15;
+    int threads = 2, rows = 2048, cols = 768, runs = 15, copies = 1;
     std::vector<std::string> isas, types = {"f16", "q8_0", "q4_0", "q4_k", "q5_k", "q6_k"};
     std::vector<int> tokens = {1, 256};
 };
@@ -46,15 +51,17 @@ Options parse_options(int argc, char** argv) {
         else if (arg == "--rows") o.rows = tools::parse_int(arg, value);
         else if (arg == "--cols") o.cols = tools::parse_int(arg, value);
         else if (arg == "--runs") o.runs = tools::parse_int(arg, value);
+        else if (arg == "--copies") o.copies = tools::parse_int(arg, value);
         else if (arg == "--tokens") o.tokens = tools::parse_int_list(arg, value);
         else return false;
         return true;
     });
     if (!run) std::exit(0);
-    if (o.threads < 1 || o.rows < 1 || o.runs < 1 || o.cols < 256 || o.cols % 256)
-        fail(ErrorCode::InvalidArgument, "--threads, --rows and --runs must be positive and --cols a multiple of 256, not " +
-                                             std::to_string(o.threads) + ", " + std::to_string(o.rows) + ", " +
-                                             std::to_string(o.runs) + " and " + std::to_string(o.cols));
+    if (o.threads < 1 || o.rows < 1 || o.runs < 1 || o.copies < 1 || o.cols < 256 || o.cols % 256)
+        fail(ErrorCode::InvalidArgument,
+             "--threads, --rows, --runs and --copies must be positive and --cols a multiple of 256, not " +
+                 std::to_string(o.threads) + ", " + std::to_string(o.rows) + ", " + std::to_string(o.runs) + ", " +
+                 std::to_string(o.copies) + " and " + std::to_string(o.cols));
     if (o.isas.empty())
         for (const char* isa : kernel_set_names())
             if (kernels_for(isa)) o.isas.emplace_back(isa);
@@ -66,21 +73,47 @@ Options parse_options(int argc, char** argv) {
     return o;
 }
 
-// Seconds per product: the best of `runs` timed runs, each repeating the product for about 20 ms.
-double time_product(ThreadPool& pool, const Kernels& kernels, int n, const Matmul& product, int runs) {
+// Seconds per product: the best of `runs` timed runs, each repeating the products in turn for
+// about 20 ms and at least once each.
+double time_product(ThreadPool& pool, const Kernels& kernels, int n, const std::vector<Matmul>& products, int runs) {
     using Clock = std::chrono::steady_clock;
     auto seconds = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
-    matmul(pool, kernels, n, product);  // warm caches and buffers
+    const int m = int(products.size());
+    for (const Matmul& p : products) matmul(pool, kernels, n, p);  // warm buffers (and caches, where they fit)
     const Clock::time_point probe = Clock::now();
-    matmul(pool, kernels, n, product);
-    const int reps = std::max(1, int(0.02 / std::max(1e-7, seconds(Clock::now() - probe))));
+    matmul(pool, kernels, n, products[0]);
+    const int reps = std::max(m, int(0.02 / std::max(1e-7, seconds(Clock::now() - probe))));
     double best = 1e30;
     for (int r = 0; r < runs; ++r) {
         const Clock::time_point start = Clock::now();
-        for (int i = 0; i < reps; ++i) matmul(pool, kernels, n, product);
+        for (int i = 0; i < reps; ++i) matmul(pool, kernels, n, products[size_t(i % m)]);
         best = std::min(best, seconds(Clock::now() - start) / reps);
     }
     return best;
+}
+
+// M copies of weights of one type: as stored, or interleaved into the kernel set's groups.
+struct Copies {
+    std::vector<std::vector<uint8_t>> bytes;
+    std::vector<TensorView> views;
+};
+
+Copies make_copies(const std::vector<uint8_t>& stored, const TensorView& w, const Kernels* interleave, int m) {
+    Copies c;
+    for (int i = 0; i < m; ++i) {
+        c.bytes.push_back(stored);
+        TensorView v = w;
+        if (interleave) {
+            const int group = interleave->interleave_rows;
+            for (int64_t g = 0; g < w.rows / group; ++g)
+                interleave->interleaved[int(w.dtype)].interleave(w.row(g * group), w.row_bytes(), w.cols,
+                                                                 c.bytes.back().data() + g * group * w.row_bytes());
+            v.interleaved_rows = group;
+        }
+        v.data = c.bytes.back().data();
+        c.views.push_back(v);
+    }
+    return c;
 }
 
 }  // namespace
@@ -97,8 +130,8 @@ int main(int argc, char** argv) {
         std::vector<float> x(size_t(max_n) * o.cols), y(size_t(max_n) * o.rows);
         for (float& v : x) v = dist(rng);
 
-        std::printf("%d x %d weights, %d threads, best of %d runs\n%-11s %-6s %6s %12s %12s\n", o.rows, o.cols,
-                    o.threads, o.runs, "isa", "type", "tokens", "GMAC/s", "weight GB/s");
+        std::printf("%d x %d weights, %d copies, %d threads, best of %d runs\n%-11s %-6s %-7s %6s %12s %12s\n", o.rows,
+                    o.cols, o.copies, o.threads, o.runs, "isa", "type", "layout", "tokens", "GMAC/s", "weight GB/s");
         for (const std::string& isa : o.isas) {
             const Kernels* kernels = kernels_for(isa.c_str());
             for (const std::string& name : o.types) {
@@ -106,12 +139,19 @@ int main(int argc, char** argv) {
                 std::vector<uint8_t> bytes(size_t(type->bytes(int64_t(values.size()))));
                 type->from_f32(values.data(), bytes.data(), int64_t(values.size()));
                 const TensorView w{"w", type->dtype, o.rows, o.cols, bytes.data()};
-                for (int n : o.tokens) {
-                    const Matmul product{x.data(), o.cols, &w, y.data(), o.rows};
-                    const double s = time_product(pool, *kernels, n, product, o.runs);
-                    std::printf("%-11s %-6s %6d %12.2f %12.2f\n", isa.c_str(), type->name, n,
-                                double(n) * o.rows * o.cols / s * 1e-9, double(bytes.size()) / s * 1e-9);
-                    std::fflush(stdout);
+                const bool groups = kernels->interleaved[int(type->dtype)].interleave && o.rows % kernels->interleave_rows == 0;
+                for (const Kernels* interleave : {static_cast<const Kernels*>(nullptr), groups ? kernels : nullptr}) {
+                    const Copies copies = make_copies(bytes, w, interleave, o.copies);
+                    for (int n : o.tokens) {
+                        std::vector<Matmul> products;
+                        for (const TensorView& v : copies.views) products.push_back({x.data(), o.cols, &v, y.data(), o.rows});
+                        const double s = time_product(pool, *kernels, n, products, o.runs);
+                        std::printf("%-11s %-6s %-7s %6d %12.2f %12.2f\n", isa.c_str(), type->name,
+                                    interleave ? "groups" : "rows", n, double(n) * o.rows * o.cols / s * 1e-9,
+                                    double(bytes.size()) / s * 1e-9);
+                        std::fflush(stdout);
+                    }
+                    if (!groups) break;
                 }
             }
         }

@@ -196,6 +196,27 @@ void check_product(const QString& what, int n, const Weights& w, const std::vect
     accuracy.add(y, reference_gemm(x, w, n));
 }
 
+// w's rows regrouped by the kernel set's interleaved layout of its type (whole groups), and a view
+// of them as the CPU backend makes it.
+struct Interleaved {
+    std::vector<uint8_t> bytes;
+    TensorView view;
+};
+
+Interleaved interleave(const Kernels& kernels, const Weights& w) {
+    const int group = kernels.interleave_rows;
+    Interleaved out;
+    out.bytes.resize(w.bytes.size());
+    const int64_t ldw = w.view.row_bytes();
+    for (int64_t g = 0; g < w.view.rows / group; ++g)
+        kernels.interleaved[int(w.view.dtype)].interleave(w.view.row(g * group), ldw, w.view.cols,
+                                                          out.bytes.data() + g * group * ldw);
+    out.view = w.view;
+    out.view.data = out.bytes.data();
+    out.view.interleaved_rows = group;
+    return out;
+}
+
 void add_isa_rows() {
     QTest::addColumn<QString>("isa");
     for (const char* isa : kernel_set_names()) QTest::newRow(isa) << QString::fromLatin1(isa);
@@ -391,6 +412,51 @@ private slots:
         if (!types_with_path) QSKIP("this kernel set has no super-block products");
     }
 
+    // Weights regrouped at load (Kernels::interleaved): decode (super-block activations, up to
+    // superblock_max_tokens rows) and prefill (panels) on the groups equal the dequantized weights
+    // times the activations the path reads, as the plain kernels; the 8B model's row lengths and
+    // activation rows around every pass.
+    void interleaved_gemm_matches_dequantized_data() { add_isa_rows(); }
+    void interleaved_gemm_matches_dequantized() {
+        FETCH_KERNELS(kernels);
+        if (!kernels.interleave_rows) {
+            QCOMPARE(std::string_view(kernels.isa), std::string_view("generic"));
+            QSKIP("this kernel set has no interleaved layout");
+        }
+        QVERIFY(kernels.interleaved[int(DType::Q4_K)].interleave && kernels.interleaved[int(DType::Q6_K)].interleave);
+        QCOMPARE(kernels.interleave_rows % kernels.block_tile_rows, 0);
+        struct Size { int n, groups, k; };
+        const Size sizes[] = {{1, 1, 256}, {1, 3, 4096}, {2, 2, 512},  {3, 1, 768},  {4, 1, 256},   {5, 2, 256},
+                              {7, 1, 14336}, {8, 1, 256}, {13, 2, 512}, {9, 1, 4096}, {40, 3, 256}};
+        for (DType dtype : kBlockTypes) {
+            const InterleavedKernels& interleaved = kernels.interleaved[int(dtype)];
+            if (!interleaved.interleave) continue;
+            const WeightType& type = weight_type(dtype);
+            ErrorNorm accuracy;
+            for (const Size& sz : sizes) {
+                const int rows = sz.groups * kernels.interleave_rows;
+                const QString what = QStringLiteral("%1 interleaved n=%2 rows=%3 k=%4").arg(type.name).arg(sz.n).arg(rows).arg(sz.k);
+                const Weights w = make_block_weights(dtype, rows, sz.k, uint32_t(sz.n * 3 + sz.k + int(dtype)));
+                const Interleaved g = interleave(kernels, w);
+                const std::vector<float> x = random_floats(size_t(sz.n * sz.k), uint32_t(rows + 300));
+                if (sz.n <= kernels.superblock_max_tokens) {
+                    const Superblocks q = quantize_superblocks(kernels, x, sz.n, sz.k);
+                    check_product(what, sz.n, w, x, q.values, accuracy, [&](float* y, int64_t ldy) {
+                        interleaved.on_groups.superblock_gemm(q.rows(), sz.n, g.view.data, g.view.row_bytes(), rows, y, ldy);
+                    });
+                } else {
+                    const Quantized q = quantize(kernels, x, sz.n, sz.k);
+                    check_product(what, sz.n, w, x, q.values, accuracy, [&](float* y, int64_t ldy) {
+                        interleaved.on_groups.quantized_gemm(q.rows(), sz.n, g.view.data, g.view.row_bytes(), rows, sz.k, y, ldy);
+                    });
+                }
+                if (QTest::currentTestFailed()) return;
+            }
+            if (!(accuracy.relative() <= 1e-2))
+                QFAIL(qPrintable(QStringLiteral("%1: relative error %2 against unquantized activations").arg(type.name).arg(accuracy.relative())));
+        }
+    }
+
     // The threaded product of block types: products sharing one input (quantized once) and one
     // with its own, over 1..3 threads and token counts across the quantization items.
     void quantized_matmuls_match_reference_data() { add_isa_rows(); }
@@ -408,6 +474,13 @@ private slots:
                                            {x1.data(), 256, &b.view, yb.data(), 301},
                                            {x2.data(), 96, &e.view, ye.data(), 29}};
                 matmuls(pool, kernels, n, products);
+                if (kernels.interleave_rows) {  // groups split between the threads
+                    const Weights f = make_block_weights(DType::Q4_K, 5 * kernels.interleave_rows, 256, 8);
+                    const Interleaved g = interleave(kernels, f);
+                    std::vector<float> yg(size_t(n * f.view.rows));
+                    matmul(pool, kernels, n, {x1.data(), 256, &g.view, yg.data(), f.view.rows});
+                    compare(yg, reference_gemm(quantized_values(kernels, DType::Q4_K, x1, n, 256), f, n), 1e-4);
+                }
                 const std::vector<float> q2 = quantize(kernels, x2, n, 96).values;
                 compare(ya, reference_gemm(quantized_values(kernels, DType::Q4_K, x1, n, 256), a, n), 1e-4);
                 compare(yb, reference_gemm(quantized_values(kernels, DType::Q6_K, x1, n, 256), b, n), 1e-4);

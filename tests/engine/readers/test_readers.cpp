@@ -4,11 +4,13 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <string>
 
 #include "reader_fixtures.h"
+#include "backends/cpu/cpu_backend.h"
 #include "readers/gguf_file.h"
 #include "readers/gguf_reader.h"
 #include "synthetic/synthetic_model.h"
@@ -200,11 +202,37 @@ private slots:
                                               static_cast<const uint8_t*>(wq.data) + wq.n_bytes());
             // a page the tensor shares with its neighbour may stay mapped: look at its middle
             QVERIFY(!anonymous(wq.row(wq.rows / 2)));
-            c.move_to_memory();
+            c.move_to_memory({});
             QVERIFY(std::equal(before.begin(), before.end(), static_cast<const uint8_t*>(wq.data)));
             QVERIFY(anonymous(wq.row(wq.rows / 2)));
             QCOMPARE(anonymous(embedding.row(embedding.rows / 2)), tied);
         }
+    }
+
+    // On x86, the CPU backend keeps its own interleaved copy of every Q4_K and Q6_K matrix whose rows
+    // fill whole groups; the checkpoint's views of them stay the file's plain rows, mapped and not
+    // moved, so the bytes are not held twice.
+    void gguf_k_quant_matrices_are_held_once() {
+        const cpu::Kernels& kernels = cpu::best_kernels();
+        if (!kernels.interleave_rows) QSKIP("this CPU's kernels keep every matrix as stored");
+        const ModelConfig config{256, 512, 2, 4, 2, 320, 48};  // an untied classifier of whole groups
+        const Checkpoint s = make_synthetic_checkpoint(config, *WeightMix::parse("q4_k_m"), 3, false);
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("m.gguf").toStdString();
+        write_gguf(s, path);
+        const Checkpoint c = open_checkpoint(path);
+        const TensorView& w1 = c.weights.layers[0].w1;
+        const std::vector<uint8_t> before(static_cast<const uint8_t*>(w1.data),
+                                          static_cast<const uint8_t*>(w1.data) + w1.n_bytes());
+        cpu::CpuBackend backend(c, {1}, kernels);
+        QCOMPARE(int(backend.copied_weights().size()), 7 * config.n_layers + 1);
+        for (const TensorView& t : backend.copied_weights()) {
+            QVERIFY(t.dtype == DType::Q4_K || t.dtype == DType::Q6_K);
+            QCOMPARE(t.interleaved_rows, 0);
+        }
+        c.move_to_memory(backend.copied_weights());
+        QVERIFY(std::equal(before.begin(), before.end(), static_cast<const uint8_t*>(w1.data)));
+        QVERIFY(!anonymous(w1.row(w1.rows / 2)));
     }
 
     void gguf_without_vocabulary() {

@@ -59,6 +59,7 @@ CpuBackend::CpuBackend(const Checkpoint& ckpt, const CpuBackendOptions& opts, co
       rope_(model_config().head_dim(), model_config().rope()) {
     const ModelConfig& c = model_config();
     check_weights(c, weights_);
+    interleave_weights(ckpt);
     for (const LayerWeights& l : weights_.layers) norms_.push_back({to_f32(l.attention_norm), to_f32(l.ffn_norm)});
     final_norm_ = to_f32(weights_.final_norm);
 
@@ -71,6 +72,30 @@ CpuBackend::CpuBackend(const Checkpoint& ckpt, const CpuBackendOptions& opts, co
     att_.resize(b * c.dim);
     hb_.resize(b * c.hidden_dim);
     hb2_.resize(b * c.hidden_dim);
+}
+
+void CpuBackend::interleave_weights(const Checkpoint& ckpt) {
+    const int group = kernels_.interleave_rows;
+    auto interleave = [&](TensorView& w) {
+        const InterleavedKernels& kernels = kernels_.interleaved[int(w.dtype)];
+        if (!kernels.interleave || w.rows % group != 0 || w.interleaved_rows) return;
+        if (available_memory_bytes() < w.n_bytes() + (int64_t(1) << 30)) return;
+        std::unique_ptr<std::byte[]> copy(new (std::nothrow) std::byte[size_t(w.n_bytes())]);
+        if (!copy) return;
+        const int64_t ldw = w.row_bytes();
+        pool_.parallel_for(w.rows / group, [&](int64_t g, int) {
+            kernels.interleave(w.row(g * group), ldw, w.cols, copy.get() + g * group * ldw);
+        });
+        copied_.push_back(w);
+        if (ckpt.release_pages) ckpt.release_pages(w);
+        w.data = copy.get();
+        w.interleaved_rows = group;
+        copies_.push_back(std::move(copy));
+    };
+    for (LayerWeights& l : weights_.layers)
+        for (TensorView* w : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w1, &l.w2, &l.w3}) interleave(*w);
+    // a tied classifier is also the embedding table, which reads plain rows
+    if (!weights_.classifier_tied()) interleave(weights_.output);
 }
 
 std::string CpuBackend::device_description() const {
@@ -170,8 +195,10 @@ void CpuBackend::forward_segments(std::span<const int32_t> tokens, std::span<con
 }  // namespace cpu
 
 std::unique_ptr<Backend> make_cpu_backend(const Checkpoint& ckpt, const CpuBackendOptions& opts) {
-    if (ckpt.move_to_memory) ckpt.move_to_memory();  // decode streams faster from anonymous pages
-    return std::make_unique<cpu::CpuBackend>(ckpt, opts);
+    auto backend = std::make_unique<cpu::CpuBackend>(ckpt, opts);
+    // decode streams faster from anonymous pages; the backend's own copies are there already
+    if (ckpt.move_to_memory) ckpt.move_to_memory(backend->copied_weights());
+    return backend;
 }
 
 }  // namespace llamadesk

@@ -25,12 +25,19 @@ public:
     // The pool's storage (n_blocks * layout.block_elements() elements of kv_dtype()), for tests
     // that poison it.
     void* kv_pool_data() { return kv_pool_.get(); }
+    // The checkpoint's tensors this backend holds its own interleaved copy of (interleave_weights).
+    const std::vector<TensorView>& copied_weights() const { return copied_; }
 
 private:
     struct Norms {  // f32 copies of the small norm vectors
         std::vector<float> attention, ffn;
     };
 
+    // Copies every matrix of a type the kernels have an interleaved layout for (Kernels::
+    // interleaved) into memory of its own, in that layout, and drops its mapped pages
+    // (Checkpoint::release_pages): resident memory stays the weights' size. Where that memory is not
+    // available with 1 GiB to spare, or the rows do not fill whole groups, a matrix stays as it is.
+    void interleave_weights(const Checkpoint& ckpt);
     void allocate_kv_storage(const KvLayout& layout, int n_blocks) override;
     void forward_chunk(std::span<const int32_t> tokens, int start_pos, BlockTableView table, float* logits,
                        bool all_logits) override;
@@ -50,6 +57,8 @@ private:
     void copy_kv_block_in(int32_t block, const std::byte* in) override;
 
     ModelWeights weights_;
+    std::vector<TensorView> copied_;                     // as the checkpoint has them
+    std::vector<std::unique_ptr<std::byte[]>> copies_;   // their interleaved copies
     std::shared_ptr<const void> storage_;  // keeps the weights' memory alive
     const Kernels& kernels_;
     ThreadPool pool_;

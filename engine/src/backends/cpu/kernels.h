@@ -70,12 +70,23 @@ struct TypeKernels {
     SuperblockGemmFn superblock_gemm;
 };
 
+// A type's kernels on weights regrouped at load so that lane r of each vector is row r of a group
+// of Kernels::interleave_rows rows (llama.cpp's repack), and how a group is made.
+struct InterleavedKernels {
+    TypeKernels on_groups;  // quantized_gemm, superblock_gemm; w is a group, rows whole groups
+    // The interleave_rows rows at w (ldw bytes apart, k columns) into one group at out, of the same
+    // bytes. Null where the type has no such layout in this set.
+    void (*interleave)(const void* w, int64_t ldw, int64_t k, void* out);
+};
+
 struct Kernels {
     const char* isa;  // one of kernel_set_names()
     int tile_rows;        // weight rows one micro-kernel covers; row splits are multiples of it
     int block_tile_rows;  // the same for block types (a prefill panel's rows)
 
     TypeKernels types[kDTypeCount];  // indexed by DType
+    int interleave_rows;  // rows of an interleaved group (a multiple of block_tile_rows); 0: none
+    InterleavedKernels interleaved[kDTypeCount];  // indexed by DType
 
     // Rows x (n, k), ldx apart, into q (n, k), d and d_sum (n, k / 32), half_sums (n, k / 8); k a
     // multiple of 32.

@@ -1,6 +1,7 @@
 // Kernels for AVX2 + FMA + F16C (compiled with -mavx2 -mfma -mf16c; used only when the CPU has them).
 #include <immintrin.h>
 
+#include <array>
 #include <type_traits>
 #include <utility>
 #include <vector>

@@ -7,13 +7,19 @@ namespace llamadesk::cpu {
 
 namespace {
 
+const TypeKernels& kernels_of(const Kernels& kernels, const TensorView& w) {
+    return w.interleaved_rows ? kernels.interleaved[int(w.dtype)].on_groups : kernels.types[int(w.dtype)];
+}
+
 // Weight rows per work item: about 8 items per thread so uneven threads even out, a multiple of
 // the kernel's tile (for block types, its panel), and for prefill at most 128 KiB, so the slice
 // stays in L2 while every slice of activation rows passes over it.
 int64_t rows_per_item(const Kernels& kernels, const TensorView& w, int n, int n_threads) {
     int64_t chunk = w.rows / (int64_t(n_threads) * 8);
     if (n > 1) chunk = std::min<int64_t>(chunk, std::max<int64_t>(1, (128 * 1024) / w.row_bytes()));
-    const int64_t tile = kernels.types[int(w.dtype)].quantized_gemm ? kernels.block_tile_rows : kernels.tile_rows;
+    const int64_t tile = w.interleaved_rows             ? w.interleaved_rows
+                         : kernels.types[int(w.dtype)].quantized_gemm ? kernels.block_tile_rows
+                                                                      : kernels.tile_rows;
     chunk = std::max(chunk, tile);
     return (chunk + tile - 1) / tile * tile;
 }
@@ -83,7 +89,7 @@ void matmuls(ThreadPool& pool, const Kernels& kernels, int n, std::span<const Ma
     int n_inputs = 0;
     for (size_t p = 0; p < products.size(); ++p) {
         const Matmul& m = products[p];
-        const Input format = input_of_type(kernels, kernels.types[int(m.w->dtype)], n);
+        const Input format = input_of_type(kernels, kernels_of(kernels, *m.w), n);
         if (format == Input::Floats) continue;
         for (int i = 0; i < n_inputs && input_of[p] < 0; ++i) {
             const QuantizedInput& in = inputs[size_t(i)];
@@ -111,7 +117,7 @@ void matmuls(ThreadPool& pool, const Kernels& kernels, int n, std::span<const Ma
         const Item& item = items[size_t(i)];
         const Matmul& m = products[size_t(item.product)];
         const TensorView& w = *m.w;
-        const TypeKernels& type = kernels.types[int(w.dtype)];
+        const TypeKernels& type = kernels_of(kernels, w);
         const int rows = int(item.row_end - item.row_begin);
         const int input = input_of[size_t(item.product)];
         if (input >= 0 && inputs[size_t(input)].format == Input::Superblocks)

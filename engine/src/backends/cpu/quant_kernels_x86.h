@@ -548,7 +548,10 @@ template <class T>
 void quantized_gemm(const QuantizedRows& x, int n, const void* weights, int64_t ldw, int rows, int, float* y,
                     int64_t ldy) {
     const auto* w = static_cast<const uint8_t*>(weights);
-    if (n >= kPanelMinTokens) return panel_gemm<T>(x, n, w, ldw, rows, y, ldy);
+    if (n >= kPanelMinTokens)
+        return panel_gemm<T>(x, n, rows, y, ldy, [&](int r, int rn, int64_t n_chunks, PanelChunk<T>* panel) {
+            pack_panel<T>(w + r * ldw, ldw, rn, n_chunks, panel);
+        });
     const int64_t n_chunks = x.k / 32;
     for (int t = 0; t < n; t += kQuantTileRows) {
         const int rm = n - t < kQuantTileRows ? n - t : kQuantTileRows;
@@ -602,6 +605,7 @@ void quantize_rows(const float* x, int64_t ldx, int n, int64_t k, int8_t* q, flo
 }
 
 #include "backends/cpu/quant_superblocks_x86.h"
+#include "backends/cpu/quant_interleaved_x86.h"
 
 // The block types' entries of a kernel set whose plain ones make_kernels filled.
 Kernels with_quantized(Kernels k) {
@@ -617,6 +621,11 @@ Kernels with_quantized(Kernels k) {
     k.types[int(DType::Q4_K)].superblock_gemm = &superblock_gemm<Q4_K>;
     k.types[int(DType::Q5_K)].superblock_gemm = &superblock_gemm<Q5_K>;
     k.types[int(DType::Q6_K)].superblock_gemm = &superblock_gemm<Q6_K>;
+    k.interleave_rows = kGroupRows;
+    k.interleaved[int(DType::Q4_K)] = {{nullptr, &q4_k_groups_quantized_gemm, nullptr, &q4_k_groups_superblock_gemm},
+                                       &interleave_q4_k};
+    k.interleaved[int(DType::Q6_K)] = {{nullptr, &q6_k_groups_quantized_gemm, nullptr, &q6_k_groups_superblock_gemm},
+                                       &interleave_q6_k};
     k.quantize_rows = &quantize_rows;
     k.quantize_superblocks = &quantize_superblocks;
     k.superblock_max_tokens = kPanelMinTokens - 1;

@@ -220,9 +220,10 @@ void panel_edge(int rm, const QuantizedRows& x, const float* d_halves, const Pan
 }
 
 // The product as quantized_gemm's, for n >= kPanelMinTokens: panel by panel of the thread's rows,
-// every activation row passing over each panel while it is in L1/L2.
-template <class T>
-void panel_gemm(const QuantizedRows& x, int n, const uint8_t* w, int64_t ldw, int rows, float* y, int64_t ldy) {
+// every activation row passing over each panel while it is in L1/L2. pack(r, rn, n_chunks, panel)
+// makes the panel of rows [r, r + rn) (pack_panel from plain rows).
+template <class T, class Pack>
+void panel_gemm(const QuantizedRows& x, int n, int rows, float* y, int64_t ldy, Pack pack) {
     constexpr int kRows = PanelVec::kRows, kTileRows = PanelVec::kTileRows;
     const int64_t n_chunks = x.k / 32;
     thread_local std::vector<PanelChunk<T>> panel;
@@ -235,7 +236,7 @@ void panel_gemm(const QuantizedRows& x, int n, const uint8_t* w, int64_t ldw, in
     }
     for (int r = 0; r < rows; r += kRows) {
         const int rn = rows - r < kRows ? rows - r : kRows;
-        pack_panel<T>(w + r * ldw, ldw, rn, n_chunks, panel.data());
+        pack(r, rn, n_chunks, panel.data());
         const PanelVec::Mask store = PanelVec::lanes(rn);
         for (int t = 0; t < n; t += kTileRows) {
             const int rm = n - t < kTileRows ? n - t : kTileRows;

@@ -1,0 +1,425 @@
+// Q4_K and Q6_K weights regrouped at load so that lane r of every vector belongs to row r of a
+// group of PanelVec::kRows rows (16 with AVX-512 VNNI, 8 otherwise), as llama.cpp's repack does
+// (q4_K_8x8). quant_kernels_x86.h includes it after the panels and the super-block tiles, in every
+// x86 set; the CPU backend makes the groups (CpuBackend::interleave_weights).
+//
+// The super-block tiles give all lanes of a vector to one weight row: its sub-block scales must be
+// spread over the lanes (a permute per vector), and each row ends in a horizontal sum. Here one
+// vector load holds 4 packed bytes of each row of the group at the same columns, so a broadcast
+// activation dword is multiplied into every row at once (dpbusd), each row's scale is a byte of
+// its own lane (one shuffle per sub-block for all rows), the float step and the mins are shared by
+// the group, and the lanes are the outputs. llamadesk-kernel-bench, 2 Xeon cores, 14336 x 4096,
+// one token, groups against rows: Q4_K 87 against 48 GMAC/s from the caches, 22.4 against 13.4
+// GB/s from memory (--copies 30); Q6_K 56 against 48, and 17.9 against 15.8 GB/s. Prefill packs
+// its panels from the groups with a shift and an and per vector.
+//
+// A group's super-block b, 144 * kRows bytes, the same as its rows' blocks:
+//   d[r], dmin[r]        row r's two halves
+//   scales[w][r]         dword w (of 3) of row r's 12 packed scale bytes
+//   qs[m][g][r][i]       byte 4g + i of row r's run m (32 bytes: chunk 2m in the low nibbles,
+//                        chunk 2m + 1 in the high ones)
+
+constexpr int kGroupRows = PanelVec::kRows;
+
+// A thread's groups are one run of bytes: each super-block asks, into L2, for the bytes this far
+// ahead (prefetch_ahead), as the decode tiles do. 2 Xeon cores, 30 copies of 14336 x 4096 (far
+// larger than the caches), llamadesk-kernel-bench: Q4_K 21.7 -> 22.6 GB/s, Q6_K 17.0 -> 17.9;
+// 8 and 32 KiB ahead no better than none.
+constexpr int64_t kGroupPrefetchBytes = 16384;
+
+struct Q4_KGroup {
+    uint16_t d[kGroupRows], dmin[kGroupRows];
+    uint32_t scales[3][kGroupRows];
+    uint8_t qs[4][8][kGroupRows][4];
+};
+static_assert(sizeof(Q4_KGroup) == kGroupRows * sizeof(quant::BlockQ4_K));
+
+// The kGroupRows rows at w (ldw bytes apart, k columns) into out[0 .. k / 256).
+void interleave_q4_k(const void* w, int64_t ldw, int64_t k, void* out) {
+    auto* group = static_cast<Q4_KGroup*>(out);
+    for (int64_t b = 0; b < k / kSuperBlock; ++b) {
+        Q4_KGroup& g = group[b];
+        for (int r = 0; r < kGroupRows; ++r) {
+            const auto& block = reinterpret_cast<const quant::BlockQ4_K*>(static_cast<const uint8_t*>(w) + r * ldw)[b];
+            g.d[r] = block.d;
+            g.dmin[r] = block.dmin;
+            for (int word = 0; word < 3; ++word) __builtin_memcpy(&g.scales[word][r], block.scales + 4 * word, 4);
+            for (int m = 0; m < 4; ++m)
+                for (int i = 0; i < 8; ++i) __builtin_memcpy(g.qs[m][i][r], block.qs + 32 * m + 4 * i, 4);
+        }
+    }
+}
+
+#if defined(LLAMADESK_CPU_VNNI)
+struct GroupVec : PanelVec {
+    static I load(const void* p) { return _mm512_loadu_si512(p); }
+    static I and_(I a, I b) { return _mm512_and_si512(a, b); }
+    static I or_(I a, I b) { return _mm512_or_si512(a, b); }
+    static I or_and(I a, I b, I mask) { return _mm512_ternarylogic_epi32(a, b, mask, 0xf8); }  // a | (b & mask)
+    static I srli32(I v, int n) { return _mm512_srli_epi32(v, unsigned(n)); }
+    static I slli32(I v, int n) { return _mm512_slli_epi32(v, unsigned(n)); }
+    static I srai32(I v, int n) { return _mm512_srai_epi32(v, unsigned(n)); }
+    static I srai16(I v, int n) { return _mm512_srai_epi16(v, unsigned(n)); }
+    static I set1_epi32(int32_t v) { return _mm512_set1_epi32(v); }
+    static I shuffle(I v, I control) { return _mm512_shuffle_epi8(v, control); }
+    static I mul32(I a, I b) { return _mm512_mullo_epi32(a, b); }
+    static I add32(I a, I b) { return _mm512_add_epi32(a, b); }
+    // acc + the two 16-bit products of each 32-bit lane of a and b
+    static I dot16(I acc, I a, I b) { return _mm512_dpwssd_epi32(acc, a, b); }
+    static F halves(const uint16_t* p) { return _mm512_cvtph_ps(load256(p)); }
+    static F fnma(F a, F b, F c) { return _mm512_fnmadd_ps(a, b, c); }
+    static void store_all(float* p, F v) { _mm512_storeu_ps(p, v); }
+};
+constexpr int kGroupTileRows = 4;  // activation rows per pass: 4 x (2 sub-block, 1 super-block sums, 1 float)
+constexpr int kQ6GroupTileRows = 2;  // 2 x (4 sub-block, 1 super-block, 1 offset sums, 1 float)
+#else
+struct GroupVec : PanelVec {
+    static I load(const void* p) { return load256(p); }
+    static I and_(I a, I b) { return _mm256_and_si256(a, b); }
+    static I or_(I a, I b) { return _mm256_or_si256(a, b); }
+    static I or_and(I a, I b, I mask) { return _mm256_or_si256(a, _mm256_and_si256(b, mask)); }
+    static I srli32(I v, int n) { return _mm256_srli_epi32(v, n); }
+    static I slli32(I v, int n) { return _mm256_slli_epi32(v, n); }
+    static I srai32(I v, int n) { return _mm256_srai_epi32(v, n); }
+    static I srai16(I v, int n) { return _mm256_srai_epi16(v, n); }
+    static I set1_epi32(int32_t v) { return _mm256_set1_epi32(v); }
+    static I shuffle(I v, I control) { return _mm256_shuffle_epi8(v, control); }
+    static I mul32(I a, I b) { return _mm256_mullo_epi32(a, b); }
+    static I add32(I a, I b) { return _mm256_add_epi32(a, b); }
+    static I dot16(I acc, I a, I b) { return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b)); }
+    static F halves(const uint16_t* p) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
+    static F fnma(F a, F b, F c) { return _mm256_fnmadd_ps(a, b, c); }
+    static void store_all(float* p, F v) { _mm256_storeu_ps(p, v); }
+};
+constexpr int kGroupTileRows = 1;  // 16 registers
+constexpr int kQ6GroupTileRows = 1;
+#endif
+
+// A byte shuffle that makes byte i of each 32-bit lane that lane's byte b<i> (-1: zero), to widen
+// per-row bytes into the 16- or 32-bit integers the dots multiply.
+template <int b0, int b1, int b2, int b3>
+GroupVec::I lane_bytes() {
+    static constexpr auto control = [] {
+        std::array<uint8_t, 64> c{};
+        for (int at = 0; at < 64; at += 4) {
+            const int base = at % 16;  // shuffles index within 128 bits
+            const int pick[4] = {b0, b1, b2, b3};
+            for (int i = 0; i < 4; ++i) c[size_t(at + i)] = pick[i] < 0 ? 0x80 : uint8_t(base + pick[i]);
+        }
+        return c;
+    }();
+    return GroupVec::load(control.data());
+}
+
+// y (RM, kGroupRows) = x (RM rows) . the group's rows. pairs: per
+// activation row and super-block, 4 dwords of two 16-bit sums of q per 32 (chunks 2p, 2p + 1),
+// what the mins multiply.
+template <int RM>
+void q4_k_group_tile(const SuperblockRows& x, const int32_t* pairs, const Q4_KGroup* group, float* y, int64_t ldy) {
+    using V = GroupVec;
+    const int64_t n_blocks = x.k / kSuperBlock;
+    const V::I low4 = V::set1_epi32(0x0f0f0f0f), low6 = V::set1_epi32(0x3f3f3f3f), low2 = V::set1_epi32(0x03030303);
+    V::F acc[RM];
+#pragma GCC unroll 4
+    for (int i = 0; i < RM; ++i) acc[i] = V::zero();
+    for (int64_t b = 0; b < n_blocks; ++b) {
+        const Q4_KGroup& g = group[b];
+        prefetch_ahead(reinterpret_cast<const uint8_t*>(&g) + kGroupPrefetchBytes, 0, sizeof(Q4_KGroup));
+        // the 6-bit scales and mins of every row, 4 to a lane, as k_block_scales unpacks them
+        const V::I w0 = V::load(g.scales[0]), w1 = V::load(g.scales[1]), w2 = V::load(g.scales[2]);
+        const V::I scale_lo = V::and_(w0, low6), min_lo = V::and_(w1, low6);
+        const V::I scale_hi = V::or_(V::and_(w2, low4), V::slli32(V::and_(V::srli32(w0, 6), low2), 4));
+        const V::I min_hi = V::or_(V::and_(V::srli32(w2, 4), low4), V::slli32(V::and_(V::srli32(w1, 6), low2), 4));
+        V::I sum[RM];
+#pragma GCC unroll 4
+        for (int i = 0; i < RM; ++i) sum[i] = V::zero_i();
+#pragma GCC unroll 4
+        for (int m = 0; m < 4; ++m) {  // chunks 2m (low nibbles) and 2m + 1 (high)
+            V::I lo[RM], hi[RM];
+#pragma GCC unroll 4
+            for (int i = 0; i < RM; ++i) lo[i] = hi[i] = V::zero_i();
+#pragma GCC unroll 8
+            for (int c = 0; c < 8; ++c) {
+                const V::I v = V::load(g.qs[m][c]);
+                const V::I wl = V::and_(v, low4), wh = V::and_(V::srli32(v, 4), low4);
+#pragma GCC unroll 4
+                for (int i = 0; i < RM; ++i) {
+                    const int8_t* a = x.q + i * x.k + kSuperBlock * b + 64 * m + 4 * c;
+                    int32_t a_lo, a_hi;
+                    __builtin_memcpy(&a_lo, a, 4);
+                    __builtin_memcpy(&a_hi, a + 32, 4);
+                    lo[i] = V::dot(lo[i], wl, a_lo);
+                    hi[i] = V::dot(hi[i], wh, a_hi);
+                }
+            }
+            const V::I scales = m < 2 ? scale_lo : scale_hi;
+            V::I s_lo, s_hi;  // chunk 2m's and 2m + 1's scale of each row (bytes 2m % 4, 2m % 4 + 1)
+            if (m % 2 == 0) s_lo = V::shuffle(scales, lane_bytes<0, -1, -1, -1>()), s_hi = V::shuffle(scales, lane_bytes<1, -1, -1, -1>());
+            else s_lo = V::shuffle(scales, lane_bytes<2, -1, -1, -1>()), s_hi = V::shuffle(scales, lane_bytes<3, -1, -1, -1>());
+#pragma GCC unroll 4
+            for (int i = 0; i < RM; ++i) sum[i] = V::add32(sum[i], V::add32(V::mul32(lo[i], s_lo), V::mul32(hi[i], s_hi)));
+        }
+        // the mins of chunks (0, 1), (2, 3), (4, 5), (6, 7) as 16-bit pairs, against the pairs of sums
+        const V::I mins[4] = {V::shuffle(min_lo, lane_bytes<0, -1, 1, -1>()), V::shuffle(min_lo, lane_bytes<2, -1, 3, -1>()),
+                              V::shuffle(min_hi, lane_bytes<0, -1, 1, -1>()), V::shuffle(min_hi, lane_bytes<2, -1, 3, -1>())};
+        const V::F d = V::halves(g.d), dmin = V::halves(g.dmin);
+#pragma GCC unroll 4
+        for (int i = 0; i < RM; ++i) {
+            const int32_t* p = pairs + 4 * (i * n_blocks + b);
+            V::I min_sum = V::zero_i();
+#pragma GCC unroll 4
+            for (int q = 0; q < 4; ++q) min_sum = V::dot16(min_sum, mins[q], V::set1_epi32(p[q]));
+            const V::F dx = V::set1(x.d[i * n_blocks + b]);
+            acc[i] = V::fma(V::to_float(sum[i]), V::mul(d, dx), acc[i]);
+            acc[i] = V::fnma(V::to_float(min_sum), V::mul(dmin, dx), acc[i]);
+        }
+    }
+#pragma GCC unroll 4
+    for (int i = 0; i < RM; ++i) V::store_all(y + i * ldy, acc[i]);
+}
+
+template <int RM>
+void q4_k_group_edge(int rm, const SuperblockRows& x, const int32_t* pairs, const Q4_KGroup* group, float* y,
+                     int64_t ldy) {
+    if constexpr (RM > 1) {
+        if (rm < RM) return q4_k_group_edge<RM - 1>(rm, x, pairs, group, y, ldy);
+    }
+    q4_k_group_tile<RM>(x, pairs, group, y, ldy);
+}
+
+// superblock_gemm on groups: w is a group's first super-block, rows a multiple of kGroupRows
+// (groups kGroupRows * ldw bytes apart).
+void q4_k_groups_superblock_gemm(const SuperblockRows& x, int n, const void* w, int64_t ldw, int rows, float* y,
+                                 int64_t ldy) {
+    const int64_t n_blocks = x.k / kSuperBlock;
+    // per activation row and super-block, the sums of q per 32 paired into dwords (from the sums per 16)
+    thread_local std::vector<int32_t> pairs;
+    pairs.resize(size_t(4 * n * n_blocks));
+    for (int64_t at = 0; at < n * n_blocks; ++at)
+        for (int q = 0; q < 4; ++q) {
+            const int16_t* s = x.sums + 16 * at + 4 * q;
+            const auto first = uint16_t(s[0] + s[1]), second = uint16_t(s[2] + s[3]);
+            pairs[size_t(4 * at + q)] = int32_t(uint32_t(first) | uint32_t(second) << 16);
+        }
+    const auto* groups = static_cast<const uint8_t*>(w);
+    for (int r = 0; r < rows; r += kGroupRows) {
+        const auto* group = reinterpret_cast<const Q4_KGroup*>(groups + r * ldw);
+        for (int t = 0; t < n; t += kGroupTileRows) {
+            const SuperblockRows rows_t{x.q + t * x.k, x.d + t * n_blocks, x.sums + 16 * t * n_blocks, x.k};
+            q4_k_group_edge<kGroupTileRows>(n - t < kGroupTileRows ? n - t : kGroupTileRows, rows_t,
+                                            pairs.data() + 4 * t * n_blocks, group, y + t * ldy + r, ldy);
+        }
+    }
+}
+
+// A prefill panel (pack_panel's layout) from a group: each chunk's bytes are a nibble of the
+// group's vectors, its scales and offsets d * scale and -dmin * min per row.
+void pack_panel_q4_k_group(const Q4_KGroup* group, int64_t n_chunks, PanelChunk<Q4_K>* panel) {
+    alignas(64) float scale[kGroupRows], offset[kGroupRows];
+    for (int64_t b = 0; b < n_chunks / 8; ++b) {
+        const Q4_KGroup& g = group[b];
+        BlockScales<8> s[kGroupRows];
+        for (int r = 0; r < kGroupRows; ++r) {
+            quant::BlockQ4_K block{};
+            block.d = g.d[r];
+            block.dmin = g.dmin[r];
+            for (int word = 0; word < 3; ++word) __builtin_memcpy(block.scales + 4 * word, &g.scales[word][r], 4);
+            k_block_scales(block, s[r]);
+        }
+        for (int j = 0; j < 8; ++j) {
+            PanelChunk<Q4_K>& p = panel[b * 8 + j];
+            for (int c = 0; c < 8; ++c)
+                p.q[c] = GroupVec::and_(GroupVec::srli32(GroupVec::load(g.qs[j / 2][c]), 4 * (j % 2)),
+                                        GroupVec::set1_epi32(0x0f0f0f0f));
+            for (int r = 0; r < kGroupRows; ++r) {
+                scale[r] = s[r].lo[j];
+                offset[r] = s[r].offset[j];
+            }
+            p.scale[0] = PanelVec::load(scale);
+            p.offset[0] = PanelVec::load(offset);
+        }
+    }
+}
+
+// quantized_gemm on groups (prefill; decode takes q4_k_groups_superblock_gemm).
+void q4_k_groups_quantized_gemm(const QuantizedRows& x, int n, const void* w, int64_t ldw, int rows, int, float* y,
+                                int64_t ldy) {
+    const auto* groups = static_cast<const uint8_t*>(w);
+    panel_gemm<Q4_K>(x, n, rows, y, ldy, [&](int r, int, int64_t n_chunks, PanelChunk<Q4_K>* panel) {
+        pack_panel_q4_k_group(reinterpret_cast<const Q4_KGroup*>(groups + r * ldw), n_chunks, panel);
+    });
+}
+
+// Q6_K in groups. A group's super-block b, 210 * kGroupRows bytes:
+//   ql[h][run][c][r][i]  byte 4c + i of row r's run (of 32 bytes) of half h's ql: chunk 4h + run in
+//                        the low nibbles, 4h + run + 2 in the high ones (blocks.h)
+//   qh[h][c][r][i]       byte 4c + i of row r's half h of qh: bits 2j, 2j + 1 the high bits of chunk 4h + j
+//   scales[w][r]         dword w (of 4) of row r's 16 signed sub-block scales
+//   d[r]
+struct Q6_KGroup {
+    uint8_t ql[2][2][8][kGroupRows][4];
+    uint8_t qh[2][8][kGroupRows][4];
+    int32_t scales[4][kGroupRows];
+    uint16_t d[kGroupRows];
+};
+static_assert(sizeof(Q6_KGroup) == kGroupRows * sizeof(quant::BlockQ6_K));
+
+void interleave_q6_k(const void* w, int64_t ldw, int64_t k, void* out) {
+    auto* group = static_cast<Q6_KGroup*>(out);
+    for (int64_t b = 0; b < k / kSuperBlock; ++b) {
+        Q6_KGroup& g = group[b];
+        for (int r = 0; r < kGroupRows; ++r) {
+            const auto& block = reinterpret_cast<const quant::BlockQ6_K*>(static_cast<const uint8_t*>(w) + r * ldw)[b];
+            g.d[r] = block.d;
+            for (int word = 0; word < 4; ++word) __builtin_memcpy(&g.scales[word][r], block.scales + 4 * word, 4);
+            for (int h = 0; h < 2; ++h)
+                for (int c = 0; c < 8; ++c) {
+                    for (int run = 0; run < 2; ++run) __builtin_memcpy(g.ql[h][run][c][r], block.ql + 64 * h + 32 * run + 4 * c, 4);
+                    __builtin_memcpy(g.qh[h][c][r], block.qh + 32 * h + 4 * c, 4);
+                }
+        }
+    }
+}
+
+// Chunk 4h + j's 6-bit values in vector c (bytes 4c .. 4c + 3 of the chunk, every row): a nibble
+// of ql, and bits 2j, 2j + 1 of qh moved to bits 4, 5.
+inline GroupVec::I q6_values(const Q6_KGroup& g, int h, int j, int c) {
+    using V = GroupVec;
+    const V::I ql = V::load(g.ql[h][j % 2][c]), qh = V::load(g.qh[h][c]), low4 = V::set1_epi32(0x0f0f0f0f);
+    const V::I nibble = j < 2 ? V::and_(ql, low4) : V::and_(V::srli32(ql, 4), low4);
+    const V::I high = j == 0 ? V::slli32(qh, 4) : j == 1 ? V::slli32(qh, 2) : j == 2 ? qh : V::srli32(qh, 2);
+    return V::or_and(nibble, high, V::set1_epi32(0x30303030));
+}
+
+// Each row's signed scale of sub-block s (byte s % 4 of dword s / 4) as a 32-bit integer.
+inline GroupVec::I q6_scale(const Q6_KGroup& g, int s) {
+    const GroupVec::I words = GroupVec::load(g.scales[s / 4]);
+    GroupVec::I top;  // the byte moved to the top of its lane, then shifted down with its sign
+    switch (s % 4) {
+        case 0: top = GroupVec::shuffle(words, lane_bytes<-1, -1, -1, 0>()); break;
+        case 1: top = GroupVec::shuffle(words, lane_bytes<-1, -1, -1, 1>()); break;
+        case 2: top = GroupVec::shuffle(words, lane_bytes<-1, -1, -1, 2>()); break;
+        default: top = GroupVec::shuffle(words, lane_bytes<-1, -1, -1, 3>()); break;
+    }
+    return GroupVec::srai32(top, 24);
+}
+
+// As q4_k_group_tile; the -32 of every value meets the activation's sums per 16 once per super-block.
+template <int RM>
+void q6_k_group_tile(const SuperblockRows& x, const Q6_KGroup* group, float* y, int64_t ldy) {
+    using V = GroupVec;
+    const int64_t n_blocks = x.k / kSuperBlock;
+    V::F acc[RM];
+#pragma GCC unroll 4
+    for (int i = 0; i < RM; ++i) acc[i] = V::zero();
+    for (int64_t b = 0; b < n_blocks; ++b) {
+        const Q6_KGroup& g = group[b];
+        prefetch_ahead(reinterpret_cast<const uint8_t*>(&g) + kGroupPrefetchBytes, 0, sizeof(Q6_KGroup));
+        V::I sum[RM];
+#pragma GCC unroll 4
+        for (int i = 0; i < RM; ++i) sum[i] = V::zero_i();
+#pragma GCC unroll 2
+        for (int h = 0; h < 2; ++h)
+#pragma GCC unroll 2
+            for (int half = 0; half < 2; ++half) {  // vectors 4 half .. 4 half + 3: sub-block 2 chunk + half
+                V::I part[RM][4];
+#pragma GCC unroll 4
+                for (int i = 0; i < RM; ++i)
+#pragma GCC unroll 4
+                    for (int j = 0; j < 4; ++j) part[i][j] = V::zero_i();
+#pragma GCC unroll 4
+                for (int c = 4 * half; c < 4 * half + 4; ++c)
+#pragma GCC unroll 4
+                    for (int j = 0; j < 4; ++j) {
+                        const V::I q = q6_values(g, h, j, c);
+#pragma GCC unroll 4
+                        for (int i = 0; i < RM; ++i) {
+                            int32_t four;
+                            __builtin_memcpy(&four, x.q + i * x.k + kSuperBlock * b + 32 * (4 * h + j) + 4 * c, 4);
+                            part[i][j] = V::dot(part[i][j], q, four);
+                        }
+                    }
+#pragma GCC unroll 4
+                for (int j = 0; j < 4; ++j) {
+                    const V::I scale = q6_scale(g, 2 * (4 * h + j) + half);
+#pragma GCC unroll 4
+                    for (int i = 0; i < RM; ++i) sum[i] = V::add32(sum[i], V::mul32(part[i][j], scale));
+                }
+            }
+        // sum of scale * sum of q per 16, in 16-bit pairs of sub-blocks (2p, 2p + 1)
+        V::I pair_scales[8];
+#pragma GCC unroll 8
+        for (int p = 0; p < 8; ++p) {
+            const V::I words = V::load(g.scales[p / 2]);
+            pair_scales[p] = V::srai16(p % 2 ? V::shuffle(words, lane_bytes<-1, 2, -1, 3>())
+                                             : V::shuffle(words, lane_bytes<-1, 0, -1, 1>()), 8);
+        }
+        const V::F d = V::halves(g.d);
+#pragma GCC unroll 4
+        for (int i = 0; i < RM; ++i) {
+            const int16_t* sums = x.sums + 16 * (i * n_blocks + b);
+            V::I offset = V::zero_i();
+#pragma GCC unroll 8
+            for (int p = 0; p < 8; ++p) {
+                int32_t pair;
+                __builtin_memcpy(&pair, sums + 2 * p, 4);
+                offset = V::dot16(offset, pair_scales[p], V::set1_epi32(pair));
+            }
+            const V::I total = V::add32(sum[i], V::mul32(offset, V::set1_epi32(-32)));
+            acc[i] = V::fma(V::to_float(total), V::mul(d, V::set1(x.d[i * n_blocks + b])), acc[i]);
+        }
+    }
+#pragma GCC unroll 4
+    for (int i = 0; i < RM; ++i) V::store_all(y + i * ldy, acc[i]);
+}
+
+template <int RM>
+void q6_k_group_edge(int rm, const SuperblockRows& x, const Q6_KGroup* group, float* y, int64_t ldy) {
+    if constexpr (RM > 1) {
+        if (rm < RM) return q6_k_group_edge<RM - 1>(rm, x, group, y, ldy);
+    }
+    q6_k_group_tile<RM>(x, group, y, ldy);
+}
+
+void q6_k_groups_superblock_gemm(const SuperblockRows& x, int n, const void* w, int64_t ldw, int rows, float* y,
+                                 int64_t ldy) {
+    const int64_t n_blocks = x.k / kSuperBlock;
+    const auto* groups = static_cast<const uint8_t*>(w);
+    for (int r = 0; r < rows; r += kGroupRows)
+        for (int t = 0; t < n; t += kQ6GroupTileRows) {
+            const SuperblockRows rows_t{x.q + t * x.k, x.d + t * n_blocks, x.sums + 16 * t * n_blocks, x.k};
+            q6_k_group_edge<kQ6GroupTileRows>(n - t < kQ6GroupTileRows ? n - t : kQ6GroupTileRows, rows_t,
+                                              reinterpret_cast<const Q6_KGroup*>(groups + r * ldw), y + t * ldy + r, ldy);
+        }
+}
+
+void pack_panel_q6_k_group(const Q6_KGroup* group, int64_t n_chunks, PanelChunk<Q6_K>* panel) {
+    alignas(64) float scale[2][kGroupRows], offset[2][kGroupRows];
+    for (int64_t b = 0; b < n_chunks / 8; ++b) {
+        const Q6_KGroup& g = group[b];
+        for (int chunk = 0; chunk < 8; ++chunk) {
+            PanelChunk<Q6_K>& p = panel[b * 8 + chunk];
+            for (int c = 0; c < 8; ++c) p.q[c] = q6_values(g, chunk / 4, chunk % 4, c);
+            for (int r = 0; r < kGroupRows; ++r) {
+                const float d = half_to_float(g.d[r]);
+                for (int half = 0; half < 2; ++half) {
+                    const int s = 2 * chunk + half;
+                    scale[half][r] = d * float(int8_t(uint32_t(g.scales[s / 4][r]) >> (8 * (s % 4))));
+                    offset[half][r] = float(Q6_K::kIntOffset) * scale[half][r];
+                }
+            }
+            for (int half = 0; half < 2; ++half) {
+                p.scale[half] = PanelVec::load(scale[half]);
+                p.offset[half] = PanelVec::load(offset[half]);
+            }
+        }
+    }
+}
+
+void q6_k_groups_quantized_gemm(const QuantizedRows& x, int n, const void* w, int64_t ldw, int rows, int, float* y,
+                                int64_t ldy) {
+    const auto* groups = static_cast<const uint8_t*>(w);
+    panel_gemm<Q6_K>(x, n, rows, y, ldy, [&](int r, int, int64_t n_chunks, PanelChunk<Q6_K>* panel) {
+        pack_panel_q6_k_group(reinterpret_cast<const Q6_KGroup*>(groups + r * ldw), n_chunks, panel);
+    });
+}
