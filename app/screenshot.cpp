@@ -27,8 +27,9 @@ void capture_screenshot_after_answer(QQmlApplicationEngine* engine, AppContext* 
     QObject::connect(app->model(), &ModelController::modelChanged, app, [app, prompt] {
         app->composer()->send(prompt);
     });
-    QObject::connect(app->generation(), &Generation::generatingChanged, engine, [engine, app, prompt, path] {
-        if (app->generation()->generating()) return;
+    // The answer's end, not generatingChanged, which also fires when the new conversation is shown
+    // before the question is sent (a slow answer was then cut off, empty). A refused question ends too.
+    auto answered = [engine, app, prompt, path] {
         // The exchange goes to stdout too, so scripts can check what the model answered.
         MessageListModel* messages = app->conversations()->messages();
         const QString answer =
@@ -37,7 +38,9 @@ void capture_screenshot_after_answer(QQmlApplicationEngine* engine, AppContext* 
         std::fflush(stdout);
         // let the last frame of the answer render first
         QTimer::singleShot(400, engine, [engine, path] { save_and_quit(engine, path); });
-    });
+    };
+    QObject::connect(app->generation(), &Generation::answerEnded, engine, answered);
+    QObject::connect(app->generation(), &Generation::refused, engine, answered);
     QObject::connect(app->model(), &ModelController::loadingChanged, engine, [engine, app, path] {
         if (!app->model()->loading() && !app->model()->hasModel())
             QTimer::singleShot(400, engine, [engine, path] { save_and_quit(engine, path); });
