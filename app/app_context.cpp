@@ -126,6 +126,10 @@ void AppContext::wire() {
     connect(composer, &MessageComposer::errorOccurred, this, &AppContext::showError);
     connect(transfer_.get(), &ConversationTransfer::failed, this, &AppContext::showError);
     connect(model, &ModelController::errorOccurred, this, &AppContext::showError);
+    connect(model, &ModelController::failureAnswered, this, [this](const QString& message) {
+        if (error_ == message)
+            dismissError();
+    });
 }
 
 void AppContext::start(const QString& modelPath, const QString& tokenizer) {

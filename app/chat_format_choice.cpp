@@ -13,6 +13,11 @@ ChatFormatChoice::Format ChatFormatChoice::chatFormat() const {
     return Format(c ? c->format : list_->modelDefaults().format);
 }
 
+QString ChatFormatChoice::formatNote() const {
+    const ConversationItem* c = list_->current();
+    return c ? QString::fromStdString(c->stats.format_note) : QString();
+}
+
 void ChatFormatChoice::setChatFormat(Format format) {
     ConversationItem* c = list_->current();
     if (c && !generation_->answering(c))

@@ -20,6 +20,9 @@ class ChatFormatChoice : public QObject {
     // LlamaDesk renders); suggestedFormatKnown is false in that last case.
     Q_PROPERTY(QString suggestedFormatReason READ suggestedFormatReason NOTIFY changed)
     Q_PROPERTY(bool suggestedFormatKnown READ suggestedFormatKnown NOTIFY changed)
+    // One line when the model loaded cannot write the format the conversation had, which took
+    // the model's own instead (ConversationStats::format_note); empty otherwise.
+    Q_PROPERTY(QString formatNote READ formatNote NOTIFY changed)
     // Every chat format the selector lists: {format, name}, from the engine's one list.
     Q_PROPERTY(QVariantList formats READ formats CONSTANT)
 public:
@@ -45,6 +48,7 @@ public:
     Format suggestedFormat() const { return Format(list_->modelDefaults().format); }
     QString suggestedFormatReason() const { return list_->modelDefaults().format_reason; }
     bool suggestedFormatKnown() const { return list_->modelDefaults().format_known; }
+    QString formatNote() const;
     static QVariantList formats();
 
 signals:

@@ -81,8 +81,21 @@ void ConversationList::onModelLoaded(const QString&, const QString&, const Model
 }
 
 void ConversationList::onStatsChanged(const QString& key, const ConversationStats& conversation, const PoolStats&) {
-    if (ConversationItem* c = key.isEmpty() ? nullptr : find(key))
-        model_.setStats(c, conversation);
+    ConversationItem* c = key.isEmpty() ? nullptr : find(key);
+    if (!c)
+        return;
+    const bool note_changed = c->stats.format_note != conversation.format_note;
+    model_.setStats(c, conversation);
+    // The model loaded cannot write this conversation's format: the engine gave it the model's own
+    // (its text stays), which the conversation keeps; ChatFormatChoice::formatNote says so.
+    if (!conversation.format_note.empty() && conversation.format != c->format) {
+        c->format = conversation.format;
+        save(c);
+        emit currentChanged();
+        emit formatChanged(c);
+    } else if (note_changed && c == current()) {
+        emit currentChanged();  // the note went with the model it named
+    }
 }
 
 void ConversationList::show(ConversationItem* conversation) {
@@ -129,6 +142,7 @@ void ConversationList::setFormat(ConversationItem* c, ChatFormat format) {
     if (c->format == format)
         return;
     c->format = format;
+    c->stats.format_note.clear();  // the engine's goes with the format it explained
     emit requestFormat(c->id, format, conversation_date(*c));
     save(c);
     emit currentChanged();

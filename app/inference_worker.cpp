@@ -299,7 +299,11 @@ ConversationStats InferenceWorker::stats_of(const QString& key) const {
 }
 
 void InferenceWorker::publish(const QString& key) {
-    emit statsChanged(key, stats_of(key), backend_->pool_stats());
+    const ConversationStats stats = stats_of(key);
+    // A model that cannot write the conversation's format gave it its own: later calls use that one.
+    if (const auto it = conversations_.find(key); it != conversations_.end() && !stats.format_note.empty())
+        it->format = stats.format;
+    emit statsChanged(key, stats, backend_->pool_stats());
     emit cacheLayoutReady(key, layout_of(key));
 }
 

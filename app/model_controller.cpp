@@ -130,6 +130,11 @@ void ModelController::onModelLoaded(const QString& path, const QString& tokenize
     has_model_ = true;
     settings_->rememberModel(path, tokenizer);
     emit modelChanged();
+    if (!failure_.isEmpty() && path != fallback_) {
+        emit failureAnswered(failure_);
+        failure_.clear();
+    }
+    fallback_.clear();
     refreshResidentBytes();
     resident_timer_.start();
     finishOne();
@@ -155,6 +160,8 @@ void ModelController::onLoadFailed(const QString& path, int code, const QString&
         text += tr(" Opening %1 instead.").arg(fallback == QString::fromStdString(builtin_model_path())
                                                    ? tr("the built-in model")
                                                    : displayName(fallback));
+    failure_ = text;
+    fallback_ = fallback;
     emit errorOccurred(text);
     finishOne();
     if (!fallback.isEmpty())

@@ -121,6 +121,8 @@ signals:
     void residentBytesChanged();
     void apiKeyStorageChanged();
     void errorOccurred(const QString& message);
+    // A load the person chose succeeded after the failed one whose message this was.
+    void failureAnswered(const QString& message);
 
 private:
     void finishOne();
@@ -141,4 +143,6 @@ private:
     qint64 resident_bytes_ = -1;
     QTimer resident_timer_;
     QSet<QString> fallbacks_tried_;
+    QString failure_;   // the message of the last failed load, until a load the person chose succeeds
+    QString fallback_;  // the model that failure opened instead, whose load answers nothing
 };

@@ -24,10 +24,29 @@ Item {
         format: chatView.format
     }
 
+    // The model loaded cannot write the format this conversation had: it took the model's own.
+    Label {
+        id: formatNote
+        objectName: "formatNote"
+        anchors.top: header.bottom
+        anchors.left: parent.left
+        anchors.right: parent.right
+        leftPadding: 12
+        rightPadding: 12
+        topPadding: 4
+        text: chatView.format.formatNote
+        visible: text !== ""
+        height: visible ? implicitHeight : 0
+        wrapMode: Text.Wrap
+        textFormat: Text.PlainText
+        color: Theme.muted
+        font.pixelSize: Theme.px(12)
+    }
+
     ListView {
         id: list
         objectName: "messageList"
-        anchors.top: header.bottom
+        anchors.top: formatNote.bottom
         anchors.left: parent.left
         anchors.right: parent.right
         anchors.bottom: parent.bottom

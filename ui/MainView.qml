@@ -119,12 +119,17 @@ Item {
                     anchors.right: parent.right
                     anchors.top: parent.top
                     anchors.bottom: composer.top
-                    WelcomeView {
+                    // Made only while no model is loaded: laid out hidden, its list of recent files
+                    // (rebuilt by every load) moving as the error strip came or went recursed through
+                    // Qt 6.4's layouts until the stack ran out.
+                    Loader {
                         anchors.fill: parent
-                        visible: !root.app.model.hasModel
-                        model: root.app.model
-                        onOpenFileRequested: fileDialog.open()
-                        onOpenFolderRequested: folderDialog.open()
+                        active: !root.app.model.hasModel
+                        sourceComponent: WelcomeView {
+                            model: root.app.model
+                            onOpenFileRequested: fileDialog.open()
+                            onOpenFolderRequested: folderDialog.open()
+                        }
                     }
                     ChatView {
                         anchors.fill: parent

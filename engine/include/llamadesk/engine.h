@@ -94,6 +94,11 @@ struct ConversationStats {
     int context_length = 0;
     int n_turns = 0;
     int64_t times_evicted = 0;
+    ChatFormat format = ChatFormat::Llama2Chat;  // the format it is rendered in
+    // Set when the model loaded cannot write the format the conversation was given (its vocabulary
+    // lacks the format's special tokens) and the conversation took the model's own: one line that
+    // says so, for the conversation to show. Its text is kept either way.
+    std::string format_note;
 };
 
 struct GenerationStats {

@@ -22,7 +22,13 @@ void Engine::Impl::load(const LoadParams& params) {
     for (auto& [id, conv] : conversations) {
         drop_cache(conv);
         conv.history_stale = true;
-        retokenize_if_stale(conv);
+        conv.format_note.clear();  // it named the model before
+        // The load stands whatever a conversation holds: one that cannot be tokenized now stays
+        // stale and says why when next used.
+        try {
+            retokenize_if_stale(conv);
+        } catch (const EngineError&) {
+        }
     }
 }
 
@@ -54,7 +60,13 @@ ConversationId Engine::Impl::create(ChatFormat format, const std::string& date) 
 void Engine::Impl::set_format(ConversationId id, ChatFormat format) {
     Sequence& conv = find(id);
     if (conv.format == format) return;
+    if (model) {  // throws, changing nothing, where this model cannot write it
+        Sequence trial = conv;
+        trial.format = format;
+        rebuild_history(trial, *model->tokenizer);
+    }
     conv.format = format;
+    conv.format_note.clear();
     rebuild(conv);
 }
 
@@ -77,8 +89,22 @@ void Engine::Impl::rebuild(Sequence& conv) {
 
 void Engine::Impl::retokenize_if_stale(Sequence& conv) {
     if (!model || !conv.history_stale) return;
-    // The tokens the saved cache was computed from, when its text was saved; else the text's own.
-    if (!model->snapshots || !restore_history(*model, conv)) rebuild_history(conv, *model->tokenizer);
+    auto tokenize = [&] {
+        // The tokens the saved cache was computed from, when its text was saved; else the text's own.
+        if (!model->snapshots || !restore_history(*model, conv)) rebuild_history(conv, *model->tokenizer);
+    };
+    try {
+        tokenize();
+    } catch (const EngineError& e) {
+        // A format this vocabulary cannot write (a Llama 3 conversation, a SentencePiece model):
+        // the conversation keeps its text and takes the model's own format, and says so.
+        const ChatFormat own = model->info.chat_format;
+        if (e.code() != ErrorCode::InvalidArgument || conv.format == own) throw;
+        conv.format_note = "This conversation continues in " + chat_format_name(own) + ": " + model->info.name +
+                           " cannot write " + chat_format_name(conv.format) + ".";
+        conv.format = own;
+        tokenize();
+    }
 }
 
 void Engine::Impl::reset(ConversationId id) {

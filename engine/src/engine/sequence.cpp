@@ -57,6 +57,8 @@ ConversationStats conversation_stats_of(const Sequence& conv, const KvPool* pool
     s.context_length = context_length;
     s.n_turns = int(conv.turns.size());
     s.times_evicted = conv.times_evicted;
+    s.format = conv.format;
+    s.format_note = conv.format_note;
     return s;
 }
 

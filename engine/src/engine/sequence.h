@@ -31,6 +31,9 @@ struct Sequence {
     bool history_stale = false;       // turns not yet tokenized with the current tokenizer
     int evicted_tokens = 0;           // cached tokens lost to eviction and not yet prefilled again
     int64_t times_evicted = 0;
+    // Why format is not the one the conversation was given: set when a model whose vocabulary
+    // cannot write that one was loaded, and the conversation took the model's own.
+    std::string format_note;
 };
 
 // Tokenizes the turns' text again (after a restore or a model change). Computes nothing; the

@@ -7,7 +7,12 @@
 
 #include <unistd.h>
 
+#include <map>
+#include <random>
+
 #include "backends/backend.h"
+#include "synthetic/synthetic_model.h"
+#include "synthetic/synthetic_vocab.h"
 #include "engine_fixtures.h"
 #include "test_support.h"
 
@@ -47,7 +52,7 @@ class TestEngineLifecycle : public QObject {
     Q_OBJECT
 
     QTemporaryDir dir_;
-    QString model_a_, model_b_, short_context_;
+    QString model_a_, model_b_, short_context_, llama3_;
 
 private slots:
     void initTestCase() {
@@ -55,6 +60,15 @@ private slots:
         model_a_ = write_synthetic_gguf(dir_, "a", small_config(4, 2, 16, 256), 21);
         model_b_ = write_synthetic_gguf(dir_, "b", small_config(4, 1, 8, 256), 22);
         short_context_ = write_synthetic_gguf(dir_, "short", small_config(2, 2, 16, 64), 23);
+        // Llama 3's special tokens on a byte-level vocabulary: a model that writes the Llama 3
+        // formats, which model_a_ and model_b_ (SentencePiece pieces) cannot
+        ModelConfig config = small_config(4, 2, 16, 256);
+        auto vocab = std::make_shared<EmbeddedVocab>(make_bpe_vocab({"h e", "Ġ t", "l l"}));
+        config.vocab_size = int(vocab->tokens.size());
+        Checkpoint l3 = make_synthetic_checkpoint(config, DType::F32, 24);
+        l3.tokenizer.embedded = vocab;
+        llama3_ = dir_.filePath("l3.gguf");
+        write_gguf(l3, llama3_.toStdString());
     }
 
     void no_model_and_unknown_conversation() {
@@ -220,6 +234,107 @@ private slots:
         const GenerationResult r = e.generate(c, "third", sampled(6));
         LLAMADESK_VERIFY_OK(r.status);
         QCOMPARE(r.stats.prefilled_tokens, s.history_tokens + r.stats.prompt_tokens);
+    }
+
+    // A model whose vocabulary cannot write a conversation's format still loads, whole: the
+    // conversation keeps its text, takes the model's own format and says so; asking for the old
+    // format again is refused and changes nothing.
+    void a_conversation_takes_the_format_a_new_model_can_write() {
+        Engine e;
+        LLAMADESK_VERIFY_OK(e.load(load_params(llama3_)));
+        const ConversationId c = e.create_conversation(ChatFormat::Llama3Chat);
+        tokens_of(e, c, "hello there", sampled(4));
+        QCOMPARE(stats_of(e, c).format, ChatFormat::Llama3Chat);
+        QVERIFY(stats_of(e, c).format_note.empty());
+
+        LLAMADESK_VERIFY_OK(e.load(load_params(model_a_)));
+        QCOMPARE(QString::fromStdString(e.model_info().path), model_a_);
+        const ConversationStats s = stats_of(e, c);
+        QCOMPARE(s.n_turns, 1);
+        QVERIFY(s.history_tokens > 0);
+        QCOMPARE(s.format, e.model_info().chat_format);
+        QVERIFY2(s.format_note.find("Llama 3") != std::string::npos, s.format_note.c_str());
+        LLAMADESK_VERIFY_OK(e.generate(c, "and again", sampled(4)).status);
+
+        const Status refused = e.set_chat_format(c, ChatFormat::Llama3Chat);
+        QCOMPARE(refused.code, ErrorCode::InvalidArgument);
+        QVERIFY(refused.message.find("<|start_header_id|>") != std::string::npos);
+        QCOMPARE(stats_of(e, c).format, s.format);
+        QCOMPARE(stats_of(e, c).n_turns, 2);
+        LLAMADESK_VERIFY_OK(e.generate(c, "once more", sampled(4)).status);
+
+        // Back on a model that writes both, the conversation keeps the format it took; the note,
+        // which named the model before, goes.
+        LLAMADESK_VERIFY_OK(e.load(load_params(llama3_)));
+        QCOMPARE(stats_of(e, c).format, s.format);
+        QVERIFY(stats_of(e, c).format_note.empty());
+        QCOMPARE(stats_of(e, c).n_turns, 3);
+    }
+
+    // Random loads (good, hostile, missing, of a vocabulary that cannot write a conversation's
+    // format), answers, new conversations and format changes: after every step the engine names
+    // the model last loaded, every conversation keeps its turns, and a refused step changes nothing.
+    void random_loads_and_answers_leave_the_engine_whole() {
+        const QString garbage = dir_.filePath("hostile.gguf");
+        {
+            QFile f(garbage);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray("GGUF") + QByteArray(600, '\x7f'));
+        }
+        const QString models[] = {llama3_, model_a_, model_b_, garbage, dir_.filePath("missing.gguf")};
+        const ChatFormat formats[] = {ChatFormat::Llama3Chat, ChatFormat::Llama31Chat, ChatFormat::Llama2Chat,
+                                      ChatFormat::Completion, ChatFormat::ChatML};
+        for (uint32_t seed = 1; seed <= 6; ++seed) {
+            std::mt19937 rng(seed);
+            Engine e;
+            QString loaded = llama3_;
+            LLAMADESK_VERIFY_OK(e.load(load_params(loaded)));
+            std::vector<ConversationId> conversations{e.create_conversation(ChatFormat::Llama3Chat)};
+            std::map<ConversationId, int> turns{{conversations[0], 0}};
+            for (int step = 0; step < 24; ++step) {
+                const QString where = QStringLiteral("seed %1, step %2").arg(seed).arg(step);
+                const ConversationId c = conversations[rng() % conversations.size()];
+                switch (rng() % 4) {
+                    case 0: {
+                        const QString& path = models[rng() % std::size(models)];
+                        const bool good = path == llama3_ || path == model_a_ || path == model_b_;
+                        const Status st = e.load(load_params(path));
+                        QVERIFY2(st.ok() == good, qPrintable(where + ": " + QString::fromStdString(st.message)));
+                        if (good) loaded = path;
+                        break;
+                    }
+                    case 1: {
+                        const ConversationStats before = stats_of(e, c);
+                        const GenerationResult r = e.generate(c, "step " + std::to_string(step), sampled(3, step));
+                        if (r.status.ok()) {
+                            ++turns[c];
+                        } else {  // only a format this model cannot write, on a conversation with no text yet
+                            QVERIFY2(r.status.code == ErrorCode::InvalidArgument && before.n_turns == 0,
+                                     qPrintable(where + ": " + QString::fromStdString(r.status.message)));
+                            QCOMPARE(stats_of(e, c).format, before.format);
+                        }
+                        break;
+                    }
+                    case 2: {
+                        const ConversationId fresh = e.create_conversation(formats[rng() % std::size(formats)]);
+                        conversations.push_back(fresh);
+                        turns[fresh] = 0;
+                        break;
+                    }
+                    default: {
+                        const ConversationStats before = stats_of(e, c);
+                        const ChatFormat f = formats[rng() % std::size(formats)];
+                        if (!e.set_chat_format(c, f).ok()) QCOMPARE(stats_of(e, c).format, before.format);
+                        else QCOMPARE(stats_of(e, c).format, f);
+                        break;
+                    }
+                }
+                QVERIFY2(e.has_model(), qPrintable(where));
+                QCOMPARE(QString::fromStdString(e.model_info().path), loaded);
+                for (const ConversationId id : conversations) QCOMPARE(stats_of(e, id).n_turns, turns[id]);
+                if (QTest::currentTestFailed()) return;
+            }
+        }
     }
 
     void cuda_request_without_a_device_falls_back_to_cpu() {

@@ -1,0 +1,85 @@
+// What the window shows across model switches, with synthetic models and nothing from ../shared: a
+// conversation in a format the next model cannot write (Llama 3 headers, a SentencePiece model)
+// keeps its text, takes that model's format and says so, while the load happens whole; a failed
+// load's message goes once a load the person chose succeeds.
+#include <QFile>
+#include <QtTest>
+
+#include "app_fixture.h"
+#include "synthetic/synthetic_model.h"
+#include "synthetic/synthetic_vocab.h"
+
+using namespace llamadesk;
+
+class AppModelSwitchTest : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir dir_;
+    QString llama3_, sentencepiece_, broken_;
+
+private slots:
+    void initTestCase() {
+        ModelConfig config;
+        config.dim = 64;
+        config.hidden_dim = 136;
+        config.n_layers = 2;
+        config.n_heads = 4;
+        config.n_kv_heads = 2;
+        config.seq_len = 256;
+        // Llama 3's special tokens on byte-level pieces, and a SentencePiece vocabulary without them
+        auto vocab = std::make_shared<EmbeddedVocab>(make_bpe_vocab({"h e", "Ġ t", "l l"}));
+        config.vocab_size = int(vocab->tokens.size());
+        Checkpoint l3 = make_synthetic_checkpoint(config, DType::F32, 31);
+        l3.tokenizer.embedded = vocab;
+        llama3_ = dir_.filePath("l3.gguf");
+        write_gguf(l3, llama3_.toStdString());
+        config.vocab_size = 320;
+        sentencepiece_ = dir_.filePath("sp.gguf");
+        write_gguf(make_synthetic_checkpoint(config, DType::F32, 32), sentencepiece_.toStdString());
+        broken_ = dir_.filePath("broken.gguf");
+        QFile file(broken_);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QByteArray("GGUF\x03\x00\x00\x00", 8) + QByteArray(64, '\xff'));
+    }
+
+    void aConversationTakesTheFormatTheNewModelWrites() {
+        AppFixture f;
+        f.app->start(QString());
+        QVERIFY(f.load(llama3_));
+        QCOMPARE(f.app->model()->name(), QStringLiteral("l3"));
+        ConversationList* list = f.app->conversations();
+        list->settings()->setMaxNewTokens(4);
+        list->newConversation();
+        list->setFormat(list->current(), ChatFormat::Llama3Chat);
+        const AppFixture::Finished* first = f.sendAndWait("hello there");
+        QVERIFY(first && first->result.status.ok());
+        f.app->dismissError();
+
+        // The old engine half switched here: the load failed on the conversation's format.
+        QVERIFY(f.load(sentencepiece_));
+        QVERIFY2(f.app->model()->hasModel(), qPrintable(f.app->errorMessage()));
+        QCOMPARE(f.app->model()->name(), QStringLiteral("sp"));
+        QVERIFY(wait_until([&] { return list->current()->format != ChatFormat::Llama3Chat; }, 10000));
+        QCOMPARE(list->current()->format, list->modelDefaults().format);
+        QCOMPARE(list->current()->messages.size(), 2);  // its text is kept
+        QVERIFY2(f.app->format()->formatNote().contains("Llama 3"), qPrintable(f.app->format()->formatNote()));
+        const AppFixture::Finished* second = f.sendAndWait("and again");
+        QVERIFY(second);
+        QVERIFY2(second->result.status.ok(), second->result.status.message.c_str());
+        QCOMPARE(list->current()->model, QStringLiteral("sp"));
+
+        // A failed load keeps sp and says so; a good load then takes the message away.
+        QVERIFY(f.load(broken_));
+        QVERIFY2(f.app->errorMessage().contains("broken.gguf"), qPrintable(f.app->errorMessage()));
+        QCOMPARE(f.app->model()->name(), QStringLiteral("sp"));
+        QVERIFY(f.load(llama3_));
+        QCOMPARE(f.app->model()->name(), QStringLiteral("l3"));
+        QVERIFY2(f.app->errorMessage().isEmpty(), qPrintable(f.app->errorMessage()));
+        // the conversation stays in the format it took; the note named sp, and goes with it
+        QCOMPARE(list->current()->format, ChatFormat(f.app->format()->chatFormat()));
+        QVERIFY(wait_until([&] { return f.app->format()->formatNote().isEmpty(); }, 10000));
+    }
+};
+
+QTEST_MAIN(AppModelSwitchTest)
+#include "test_app_model_switch.moc"
