@@ -7,7 +7,6 @@
 
 #include "app_fixture.h"
 #include "synthetic/synthetic_model.h"
-#include "synthetic/synthetic_vocab.h"
 
 using namespace llamadesk;
 
@@ -27,12 +26,8 @@ private slots:
         config.n_kv_heads = 2;
         config.seq_len = 256;
         // Llama 3's special tokens on byte-level pieces, and a SentencePiece vocabulary without them
-        auto vocab = std::make_shared<EmbeddedVocab>(make_bpe_vocab({"h e", "Ġ t", "l l"}));
-        config.vocab_size = int(vocab->tokens.size());
-        Checkpoint l3 = make_synthetic_checkpoint(config, DType::F32, 31);
-        l3.tokenizer.embedded = vocab;
         llama3_ = dir_.filePath("l3.gguf");
-        write_gguf(l3, llama3_.toStdString());
+        write_gguf(make_synthetic_bpe_checkpoint(config, {"h e", "Ġ t", "l l"}, 31), llama3_.toStdString());
         config.vocab_size = 320;
         sentencepiece_ = dir_.filePath("sp.gguf");
         write_gguf(make_synthetic_checkpoint(config, DType::F32, 32), sentencepiece_.toStdString());

@@ -106,4 +106,12 @@ Checkpoint make_synthetic_checkpoint(const ModelConfig& config, WeightMix mix, u
     return ckpt;
 }
 
+Checkpoint make_synthetic_bpe_checkpoint(ModelConfig config, const std::vector<std::string>& merges, uint64_t seed) {
+    auto vocab = std::make_shared<EmbeddedVocab>(make_bpe_vocab(merges));
+    config.vocab_size = int(vocab->tokens.size());
+    Checkpoint ckpt = make_synthetic_checkpoint(config, DType::F32, seed);
+    ckpt.tokenizer.embedded = std::move(vocab);
+    return ckpt;
+}
+
 }  // namespace llamadesk

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "model/checkpoint.h"
 #include "model/weight_mix.h"
@@ -15,6 +16,10 @@ namespace llamadesk {
 // EmbeddedVocab so the model is fully usable.
 Checkpoint make_synthetic_checkpoint(const ModelConfig& config, WeightMix mix, uint64_t seed,
                                      bool tied_classifier = true);
+
+// The same in F32 on a byte-level BPE vocabulary with Llama 3's special tokens (make_bpe_vocab of
+// merges; config's vocab_size becomes its size): a model that writes the Llama 3 chat formats.
+Checkpoint make_synthetic_bpe_checkpoint(ModelConfig config, const std::vector<std::string>& merges, uint64_t seed);
 
 // Named shapes: llama2.c's stories models "260K", "15M", "110M", "110M-gqa"; Llama 2 "7B"; Llama 3
 // "8B" and the small Llama 3-shaped "llama3-test" (both with a 128256-token vocabulary).

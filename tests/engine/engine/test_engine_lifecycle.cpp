@@ -12,7 +12,6 @@
 
 #include "backends/backend.h"
 #include "synthetic/synthetic_model.h"
-#include "synthetic/synthetic_vocab.h"
 #include "engine_fixtures.h"
 #include "test_support.h"
 
@@ -62,13 +61,9 @@ private slots:
         short_context_ = write_synthetic_gguf(dir_, "short", small_config(2, 2, 16, 64), 23);
         // Llama 3's special tokens on a byte-level vocabulary: a model that writes the Llama 3
         // formats, which model_a_ and model_b_ (SentencePiece pieces) cannot
-        ModelConfig config = small_config(4, 2, 16, 256);
-        auto vocab = std::make_shared<EmbeddedVocab>(make_bpe_vocab({"h e", "Ġ t", "l l"}));
-        config.vocab_size = int(vocab->tokens.size());
-        Checkpoint l3 = make_synthetic_checkpoint(config, DType::F32, 24);
-        l3.tokenizer.embedded = vocab;
         llama3_ = dir_.filePath("l3.gguf");
-        write_gguf(l3, llama3_.toStdString());
+        write_gguf(make_synthetic_bpe_checkpoint(small_config(4, 2, 16, 256), {"h e", "Ġ t", "l l"}, 24),
+                   llama3_.toStdString());
     }
 
     void no_model_and_unknown_conversation() {
