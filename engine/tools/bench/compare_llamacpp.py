@@ -4,8 +4,9 @@ count, in one run, and prints the figures side by side.
 
 llama.cpp comes from the PyPI package llama-cpp-python (it builds llama.cpp from source; install it
 with CMAKE_ARGS="-DGGML_NATIVE=ON" pip install llama-cpp-python) and is driven through its C API the
-way llama-bench does: a prefill of N tokens is one llama_decode of an N-token batch; decode speed at
-position P is timed one token per llama_decode after the context was filled to P.
+way llama-bench does: a prefill of N tokens is llama_decode of batches of up to n_batch tokens (2048
+by default), one batch for N <= 2048; decode speed at position P is timed one token per llama_decode
+after the context was filled to P.
 
 Rows: stories260K from ../shared (when present), the synthetic 15M and 110M shapes in f32 and f16
 and the 110M shape in q8_0, q4_0 and q4_k_m. Not in the default list, for its 4.9 GB: 8B-q4_k_m,
@@ -62,6 +63,7 @@ class LlamaCpp:
         if not self.ctx:
             raise RuntimeError("llama.cpp cannot create a context")
         self.n_ctx = llama_cpp.llama_n_ctx(self.ctx)
+        self.n_batch = llama_cpp.llama_n_batch(self.ctx)  # the most tokens one llama_decode takes
         self.batch = llama_cpp.llama_batch_init(self.n_ctx, 0, 1)
         vocab = llama_cpp.llama_vocab_n_tokens(llama_cpp.llama_model_get_vocab(self.model))
         rng = random.Random(1234)
@@ -86,6 +88,11 @@ class LlamaCpp:
             raise RuntimeError(f"llama_decode failed at {start}+{n}")
         self.l.llama_synchronize(self.ctx)
 
+    def fill(self, start, n):
+        """Runs tokens start .. start + n - 1 in batches of at most n_batch, as llama-bench does."""
+        for at in range(start, start + n, self.n_batch):
+            self.decode(at, min(self.n_batch, start + n - at))
+
     def forget_from(self, pos):
         self.l.llama_memory_seq_rm(self.l.llama_get_memory(self.ctx), 0, pos, -1)
 
@@ -94,14 +101,14 @@ class LlamaCpp:
         for _ in range(repeats + 1):  # the first run warms up and is dropped
             self.forget_from(0)
             t = self.clock()
-            self.decode(0, n)
+            self.fill(0, n)
             times.append(self.clock() - t)
         return n / statistics.median(times[1:])
 
     def decode_tokens_per_s(self, pos, repeats):
         self.forget_from(0)
         if pos > 0:
-            self.decode(0, pos)
+            self.fill(0, pos)
         times = []
         for _ in range(repeats):
             self.forget_from(pos)
