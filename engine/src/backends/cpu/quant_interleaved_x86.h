@@ -9,7 +9,7 @@
 // activation dword is multiplied into every row at once (dpbusd), each row's scale is a byte of
 // its own lane (one shuffle per sub-block for all rows), the float step and the mins are shared by
 // the group, and the lanes are the outputs. llamadesk-kernel-bench, 2 Xeon cores, 14336 x 4096,
-// one token, groups against rows: Q4_K 87 against 48 GMAC/s from the caches, 22.4 against 13.4
+// one token, groups against rows: Q4_K 87 against 48 GMAC/s from the caches, 22.6 against 12.2
 // GB/s from memory (--copies 30); Q6_K 56 against 48, and 17.9 against 15.8 GB/s. Prefill packs
 // its panels from the groups with a shift and an and per vector.
 //
