@@ -18,17 +18,10 @@ class AppModelSwitchTest : public QObject {
 
 private slots:
     void initTestCase() {
-        ModelConfig config;
-        config.dim = 64;
-        config.hidden_dim = 136;
-        config.n_layers = 2;
-        config.n_heads = 4;
-        config.n_kv_heads = 2;
-        config.seq_len = 256;
+        const ModelConfig config = synthetic_config("260K");
         // Llama 3's special tokens on byte-level pieces, and a SentencePiece vocabulary without them
         llama3_ = dir_.filePath("l3.gguf");
         write_gguf(make_synthetic_bpe_checkpoint(config, {"h e", "Ġ t", "l l"}, 31), llama3_.toStdString());
-        config.vocab_size = 320;
         sentencepiece_ = dir_.filePath("sp.gguf");
         write_gguf(make_synthetic_checkpoint(config, DType::F32, 32), sentencepiece_.toStdString());
         broken_ = dir_.filePath("broken.gguf");
@@ -62,6 +55,11 @@ private slots:
         QVERIFY(second);
         QVERIFY2(second->result.status.ok(), second->result.status.message.c_str());
         QCOMPARE(list->current()->model, QStringLiteral("sp"));
+        // chosen again, Llama 3 gives way to the model's format again: the selector follows the engine
+        f.app->format()->setChatFormat(ChatFormatChoice::Llama3Chat);
+        QCOMPARE(list->current()->format, ChatFormat::Llama3Chat);
+        QVERIFY(wait_until([&] { return list->current()->format == list->modelDefaults().format; }, 10000));
+        QVERIFY(!f.app->format()->formatNote().isEmpty());
 
         // A failed load keeps sp and says so; a good load then takes the message away.
         QVERIFY(f.load(broken_));

@@ -60,12 +60,7 @@ ConversationId Engine::Impl::create(ChatFormat format, const std::string& date) 
 void Engine::Impl::set_format(ConversationId id, ChatFormat format) {
     Sequence& conv = find(id);
     if (conv.format == format) return;
-    if (model) {  // throws, changing nothing, where this model cannot write it
-        Sequence trial = conv;
-        trial.format = format;
-        rebuild_history(trial, *model->tokenizer);
-    }
-    conv.format = format;
+    conv.format = format;  // one this model cannot write gives way to its own (retokenize_if_stale)
     conv.format_note.clear();
     rebuild(conv);
 }
