@@ -1,7 +1,16 @@
 #include "core/cpu_features.h"
 
+#include <string>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#endif
+#if defined(__linux__) && defined(__x86_64__)
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #endif
 
 namespace llamadesk {
@@ -27,6 +36,8 @@ CpuFeatures detect() {
     f.avx512bw = zmm && (b & (1u << 30));
     f.avx512vl = zmm && (b & (1u << 31));
     f.avx512vnni = zmm && (c & (1u << 11));
+    const bool tile_state = (xcr0_lo & 0x60000u) == 0x60000u;  // XTILECFG and XTILEDATA
+    f.amx_int8 = tile_state && (d & (1u << 24)) && (d & (1u << 25));  // AMX-TILE, AMX-INT8
     return f;
 }
 #else
@@ -38,6 +49,22 @@ CpuFeatures detect() { return {}; }
 const CpuFeatures& cpu_features() {
     static const CpuFeatures features = detect();
     return features;
+}
+
+const char* amx_refusal() {
+    static const std::string refusal = []() -> std::string {
+        if (!cpu_features().amx_int8) return "this CPU has no AMX-INT8";
+#if defined(__linux__) && defined(__x86_64__)
+        constexpr long kArchRequestPermission = 0x1023;  // ARCH_REQ_XCOMP_PERM
+        constexpr long kTileData = 18;                   // XFEATURE_XTILEDATA
+        if (syscall(SYS_arch_prctl, kArchRequestPermission, kTileData) != 0)
+            return std::string("Linux refused AMX tile state (arch_prctl: ") + std::strerror(errno) + ")";
+        return {};
+#else
+        return "AMX is used only on Linux";
+#endif
+    }();
+    return refusal.empty() ? nullptr : refusal.c_str();
 }
 
 }  // namespace llamadesk

@@ -5,7 +5,9 @@
 // CPU backend interleaves them at load ("groups"). With --copies M the products take M copies of
 // the matrix in turn, so that weights larger than the caches stream from memory as in a model.
 // Each figure is the best of several timed runs, so a busy neighbour on a shared machine shows
-// as fewer good runs rather than a slower figure.
+// as fewer good runs rather than a slower figure. "of peak" divides the multiply-adds by what the
+// same threads reach in a loop of nothing but the set's own multiply instruction (Kernels::
+// peak_probe: int8 dots or tile products for block types, float FMAs for float types).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -28,7 +30,7 @@ using namespace llamadesk::cpu;
 namespace {
 
 const char* usage() {
-    return "usage: llamadesk-kernel-bench [--threads N] [--isa avx512vnni,avx512,avx2,generic]\n"
+    return "usage: llamadesk-kernel-bench [--threads N] [--isa amx,avx512vnni,avx512,avx2,generic]\n"
            "       [--types f16,q8_0,q4_0,q4_k,...] [--rows R] [--cols K] [--tokens 1,256] [--runs N]\n"
            "       [--copies M]\n"
            "  defaults: 2 threads, every kernel set this CPU runs, f16 q8_0 q4_0 q4_k q5_k q6_k,\n"
@@ -116,6 +118,26 @@ Copies make_copies(const std::vector<uint8_t>& stored, const TensorView& w, cons
     return c;
 }
 
+// Multiply-adds per second of the kernel set's own instruction on every thread at once (the best
+// of 3 runs of about 50 ms).
+double peak_macs(ThreadPool& pool, const Kernels& kernels, bool int8) {
+    using Clock = std::chrono::steady_clock;
+    std::vector<double> rates(size_t(pool.size()));
+    double best = 0.0;
+    for (int run = 0; run < 3; ++run) {
+        pool.parallel_for(pool.size(), [&](int64_t i, int) {
+            const int64_t iterations = int8 ? 200000 : 2000000;
+            const Clock::time_point start = Clock::now();
+            const uint64_t macs = kernels.peak_probe(int8, iterations);
+            rates[size_t(i)] = double(macs) / std::chrono::duration<double>(Clock::now() - start).count();
+        });
+        double total = 0.0;
+        for (double r : rates) total += r;
+        best = std::max(best, total);
+    }
+    return best;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -130,10 +152,13 @@ int main(int argc, char** argv) {
         std::vector<float> x(size_t(max_n) * o.cols), y(size_t(max_n) * o.rows);
         for (float& v : x) v = dist(rng);
 
-        std::printf("%d x %d weights, %d copies, %d threads, best of %d runs\n%-11s %-6s %-7s %6s %12s %12s\n", o.rows,
-                    o.cols, o.copies, o.threads, o.runs, "isa", "type", "layout", "tokens", "GMAC/s", "weight GB/s");
+        std::printf("%d x %d weights, %d copies, %d threads, best of %d runs\n%-11s %-6s %-7s %6s %12s %8s %12s\n", o.rows,
+                    o.cols, o.copies, o.threads, o.runs, "isa", "type", "layout", "tokens", "GMAC/s", "of peak",
+                    "weight GB/s");
         for (const std::string& isa : o.isas) {
             const Kernels* kernels = kernels_for(isa.c_str());
+            const double peak_int8 = peak_macs(pool, *kernels, true), peak_float = peak_macs(pool, *kernels, false);
+            std::printf("%-11s peak: %.0f GMAC/s int8, %.0f GMAC/s float\n", isa.c_str(), peak_int8 * 1e-9, peak_float * 1e-9);
             for (const std::string& name : o.types) {
                 const WeightType* type = weight_type_by_name(name);
                 std::vector<uint8_t> bytes(size_t(type->bytes(int64_t(values.size()))));
@@ -146,8 +171,10 @@ int main(int argc, char** argv) {
                         std::vector<Matmul> products;
                         for (const TensorView& v : copies.views) products.push_back({x.data(), o.cols, &v, y.data(), o.rows});
                         const double s = time_product(pool, *kernels, n, products, o.runs);
-                        std::printf("%-11s %-6s %-7s %6d %12.2f %12.2f\n", isa.c_str(), type->name,
-                                    interleave ? "groups" : "rows", n, double(n) * o.rows * o.cols / s * 1e-9,
+                        const double macs = double(n) * o.rows * o.cols / s;
+                        const double peak = kernels->types[int(type->dtype)].quantized_gemm ? peak_int8 : peak_float;
+                        std::printf("%-11s %-6s %-7s %6d %12.2f %7.1f%% %12.2f\n", isa.c_str(), type->name,
+                                    interleave ? "groups" : "rows", n, macs * 1e-9, 100.0 * macs / peak,
                                     double(bytes.size()) / s * 1e-9);
                         std::fflush(stdout);
                     }

@@ -112,9 +112,9 @@ Quantized quantize(const Kernels& kernels, const std::vector<float>& x, int n, i
 struct Superblocks {
     std::vector<int8_t> q;
     std::vector<float> d, values;
-    std::vector<int16_t> sums;
+    std::vector<int16_t> sums, sums32;
     int64_t k = 0;
-    SuperblockRows rows() const { return {q.data(), d.data(), sums.data(), k}; }
+    SuperblockRows rows() const { return {q.data(), d.data(), sums.data(), sums32.data(), k}; }
 };
 
 Superblocks quantize_superblocks(const Kernels& kernels, const std::vector<float>& x, int n, int k) {
@@ -123,19 +123,21 @@ Superblocks quantize_superblocks(const Kernels& kernels, const std::vector<float
     out.q.resize(size_t(n * k));
     out.d.resize(size_t(n * k / kSuperBlock));
     out.sums.resize(size_t(n * k / 16));
+    out.sums32.resize(size_t(n * k / 32));
     const int64_t ldx = k + 5;  // strided rows
     std::vector<float> xs(size_t(n * ldx), NAN);
     for (int t = 0; t < n; ++t) std::copy_n(x.begin() + t * k, k, xs.begin() + t * ldx);
-    kernels.quantize_superblocks(xs.data(), ldx, n, k, out.q.data(), out.d.data(), out.sums.data());
+    kernels.quantize_superblocks(xs.data(), ldx, n, k, out.q.data(), out.d.data(), out.sums.data(), out.sums32.data());
     out.values.resize(size_t(n * k));
     for (size_t i = 0; i < out.values.size(); ++i) out.values[i] = out.d[i / kSuperBlock] * float(out.q[i]);
     return out;
 }
 
-// The activation values a threaded product of n rows reads for a weight type: per super-block
-// where the kernel set takes that path, else per block of 32.
-std::vector<float> quantized_values(const Kernels& kernels, DType dtype, const std::vector<float>& x, int n, int k) {
-    if (kernels.types[int(dtype)].superblock_gemm && n <= kernels.superblock_max_tokens)
+// The activation values a threaded product of n rows reads for a weight type's kernels (plain or
+// on groups): per super-block where they take that path, else per block of 32.
+std::vector<float> quantized_values(const Kernels& kernels, const TypeKernels& type, const std::vector<float>& x,
+                                    int n, int k) {
+    if (type.superblock_gemm && n <= type.superblock_max_tokens)
         return quantize_superblocks(kernels, x, n, k).values;
     return quantize(kernels, x, n, k).values;
 }
@@ -395,7 +397,7 @@ private slots:
             const WeightType& type = weight_type(dtype);
             ErrorNorm accuracy;
             for (const Size& sz : sizes) {
-                if (sz.n > kernels.superblock_max_tokens) continue;
+                if (sz.n > kernels.types[int(dtype)].superblock_max_tokens) continue;
                 const QString what = QStringLiteral("%1 n=%2 rows=%3 k=%4").arg(type.name).arg(sz.n).arg(sz.rows).arg(sz.k);
                 const Weights w = make_block_weights(dtype, sz.rows, sz.k, uint32_t(sz.n * 5 + sz.k + int(dtype)));
                 const std::vector<float> x = random_floats(size_t(sz.n * sz.k), uint32_t(sz.rows + 200));
@@ -427,7 +429,9 @@ private slots:
         QCOMPARE(kernels.interleave_rows % kernels.block_tile_rows, 0);
         struct Size { int n, groups, k; };
         const Size sizes[] = {{1, 1, 256}, {1, 3, 4096}, {2, 2, 512},  {3, 1, 768},  {4, 1, 256},   {5, 2, 256},
-                              {7, 1, 14336}, {8, 1, 256}, {13, 2, 512}, {9, 1, 4096}, {40, 3, 256}};
+                              {7, 1, 14336}, {8, 1, 256}, {13, 2, 512}, {9, 1, 4096}, {40, 3, 256},
+                              // AMX: one tile, a pair and a tail, more than one block of rows
+                              {16, 1, 512}, {33, 2, 1024}, {100, 2, 512}, {70, 1, 4096}};
         for (DType dtype : kBlockTypes) {
             const InterleavedKernels& interleaved = kernels.interleaved[int(dtype)];
             if (!interleaved.interleave) continue;
@@ -439,7 +443,7 @@ private slots:
                 const Weights w = make_block_weights(dtype, rows, sz.k, uint32_t(sz.n * 3 + sz.k + int(dtype)));
                 const Interleaved g = interleave(kernels, w);
                 const std::vector<float> x = random_floats(size_t(sz.n * sz.k), uint32_t(rows + 300));
-                if (sz.n <= kernels.superblock_max_tokens) {
+                if (sz.n <= interleaved.on_groups.superblock_max_tokens) {
                     const Superblocks q = quantize_superblocks(kernels, x, sz.n, sz.k);
                     check_product(what, sz.n, w, x, q.values, accuracy, [&](float* y, int64_t ldy) {
                         interleaved.on_groups.superblock_gemm(q.rows(), sz.n, g.view.data, g.view.row_bytes(), rows, y, ldy);
@@ -479,11 +483,11 @@ private slots:
                     const Interleaved g = interleave(kernels, f);
                     std::vector<float> yg(size_t(n * f.view.rows));
                     matmul(pool, kernels, n, {x1.data(), 256, &g.view, yg.data(), f.view.rows});
-                    compare(yg, reference_gemm(quantized_values(kernels, DType::Q4_K, x1, n, 256), f, n), 1e-4);
+                    compare(yg, reference_gemm(quantized_values(kernels, kernels.interleaved[int(DType::Q4_K)].on_groups, x1, n, 256), f, n), 1e-4);
                 }
                 const std::vector<float> q2 = quantize(kernels, x2, n, 96).values;
-                compare(ya, reference_gemm(quantized_values(kernels, DType::Q4_K, x1, n, 256), a, n), 1e-4);
-                compare(yb, reference_gemm(quantized_values(kernels, DType::Q6_K, x1, n, 256), b, n), 1e-4);
+                compare(ya, reference_gemm(quantized_values(kernels, kernels.types[int(DType::Q4_K)], x1, n, 256), a, n), 1e-4);
+                compare(yb, reference_gemm(quantized_values(kernels, kernels.types[int(DType::Q6_K)], x1, n, 256), b, n), 1e-4);
                 compare(yc, reference_gemm(q2, c, n), 1e-4);
                 compare(ye, reference_gemm(q2, e, n), 1e-4);
             }

@@ -7,6 +7,7 @@
 
 
 #include "backends/cpu/matmul.h"
+#include "core/cpu_features.h"
 #include "core/error.h"
 #include "core/host_memory.h"
 #include "model/tensor_slots.h"
@@ -99,7 +100,10 @@ void CpuBackend::interleave_weights(const Checkpoint& ckpt) {
 }
 
 std::string CpuBackend::device_description() const {
-    return "CPU, " + std::to_string(pool_.size()) + " threads, " + kernels_.isa + " kernels";
+    std::string text = "CPU, " + std::to_string(pool_.size()) + " threads, " + kernels_.isa + " kernels";
+    // a CPU with AMX that the kernel would not let us use: say why prefill is slower than it could be
+    if (cpu_features().amx_int8 && amx_refusal()) text += " (AMX unused: " + std::string(amx_refusal()) + ")";
+    return text;
 }
 
 void CpuBackend::allocate_kv_storage(const KvLayout& layout, int n_blocks) {

@@ -14,6 +14,7 @@ const Kernels& generic_kernels();
 const Kernels& avx2_kernels();
 const Kernels& avx512_kernels();
 const Kernels& avx512vnni_kernels();
+const Kernels& amx_kernels();
 #endif
 
 const Kernels* kernels_for(const char* isa) {
@@ -24,14 +25,15 @@ const Kernels* kernels_for(const char* isa) {
     const bool avx2 = f.avx2 && f.fma && f.f16c;
     if (name == "avx2" && avx2) return &avx2_kernels();
     if (name == "avx512" && avx2 && f.avx512f) return &avx512_kernels();
-    if (name == "avx512vnni" && avx2 && f.avx512f && f.avx512bw && f.avx512vl && f.avx512vnni)
-        return &avx512vnni_kernels();
+    const bool vnni = avx2 && f.avx512f && f.avx512bw && f.avx512vl && f.avx512vnni;
+    if (name == "avx512vnni" && vnni) return &avx512vnni_kernels();
+    if (name == "amx" && vnni && !amx_refusal()) return &amx_kernels();
 #endif
     return nullptr;
 }
 
 namespace {
-constexpr const char* kIsas[] = {"avx512vnni", "avx512", "avx2", "generic"};
+constexpr const char* kIsas[] = {"amx", "avx512vnni", "avx512", "avx2", "generic"};
 }
 
 std::span<const char* const> kernel_set_names() { return kIsas; }

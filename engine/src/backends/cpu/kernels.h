@@ -1,5 +1,5 @@
-// The CPU backend's inner loops, one set per instruction set: AVX-512, AVX2+FMA+F16C and a portable
-// fallback. Each set is compiled in its own file with its own flags (see CMakeLists.txt) and the
+// The CPU backend's inner loops, one set per instruction set: AMX (the AVX-512 VNNI set with tile
+// products for prefill), AVX-512 VNNI, AVX-512, AVX2+FMA+F16C and a portable fallback. Each set is compiled in its own file with its own flags (see CMakeLists.txt) and the
 // best one the running CPU supports is chosen at run time, so one binary runs everywhere.
 //
 // This header is included by the per-ISA files, so it includes nothing with inline code: an inline
@@ -20,15 +20,20 @@ using GemmFn = void (*)(const float* x, int64_t ldx, int n, const void* w, int64
                         int k, float* y, int64_t ldy);
 
 // Activation rows quantized per super-block of 256 for the K-quant types' decode (llama.cpp's q8_K):
-// x ~ d * q with q in -127..127 and one d per 256, and the sums of q per 16 (what the K-quants' mins
-// and Q6_K's -32 multiply), so a super-block stays in integers until one float step.
-// Row t: q + t * k; d + t * k / 256; sums + t * k / 16.
+// x ~ d * q with q in -127..127 and one d per 256, and the sums of q per 16 and per 32 (what Q6_K's
+// -32 and the K-quants' mins multiply), so a super-block stays in integers until one float step.
+// Row t: q + t * k; d + t * k / 256; sums + t * k / 16; sums32 + t * k / 32.
 inline constexpr int kSuperBlock = 256;
 struct SuperblockRows {
     const int8_t* q;
     const float* d;
     const int16_t* sums;
+    const int16_t* sums32;
     int64_t k;
+
+    SuperblockRows from(int64_t t) const {  // the rows from row t on
+        return {q + t * k, d + t * (k / kSuperBlock), sums + t * (k / 16), sums32 + t * (k / 32), k};
+    }
 };
 
 // y[t * ldy + r] = x_t . w_r as QuantizedGemmFn, x quantized per super-block; k a multiple of 256.
@@ -62,12 +67,14 @@ using WeightedRowsFn = void (*)(const float* p, int64_t ldp, int rows, const voi
 // The kernels of one element type: plain floats read x as F32 (gemm), block types read it quantized
 // (quantized_gemm); exactly one of the two is set. Float types also weight values (weighted_rows),
 // which is how attention reads a KV cache of that type. K-quant types may also take activations
-// quantized per super-block (superblock_gemm), which is faster for up to superblock_max_tokens rows.
+// quantized per super-block (superblock_gemm), which is used for up to superblock_max_tokens rows.
 struct TypeKernels {
     GemmFn gemm;
     QuantizedGemmFn quantized_gemm;
     WeightedRowsFn weighted_rows;
     SuperblockGemmFn superblock_gemm;
+    int superblock_max_tokens;  // with superblock_gemm: up to this many rows (more take quantized_gemm)
+    int prefill_item_rows;      // weight rows per thread's work item in a prefill; 0: a slice that stays in L2
 };
 
 // A type's kernels on weights regrouped at load so that lane r of each vector is row r of a group
@@ -92,10 +99,15 @@ struct Kernels {
     // multiple of 32.
     void (*quantize_rows)(const float* x, int64_t ldx, int n, int64_t k, int8_t* q, float* d, float* d_sum,
                           int32_t* half_sums);
-    // Rows x (n, k), ldx apart, into q (n, k), d (n, k / 256) and sums (n, k / 16); k a multiple of
+    // Rows x (n, k), ldx apart, into rows (n, k) as SuperblockRows lays them out; k a multiple of
     // 256. Null where no type has a superblock_gemm.
-    void (*quantize_superblocks)(const float* x, int64_t ldx, int n, int64_t k, int8_t* q, float* d, int16_t* sums);
-    int superblock_max_tokens;  // activation rows up to which superblock_gemm is used
+    void (*quantize_superblocks)(const float* x, int64_t ldx, int n, int64_t k, int8_t* q, float* d, int16_t* sums,
+                                 int16_t* sums32);
+
+    // For the kernel bench's fraction of peak: `iterations` steps of a loop of independent products
+    // of the instruction this set's kernels multiply with (int8: the block types' dpbusd, maddubs or
+    // tile product; else float FMAs), with nothing else; returns the multiply-adds done.
+    uint64_t (*peak_probe)(bool int8, int64_t iterations);
 
     // y[0..n) = x[0..n) rounded to f16 (round to nearest even), for writing an f16 KV cache
     void (*to_f16)(const float* x, uint16_t* y, int64_t n);
@@ -107,7 +119,7 @@ struct Kernels {
     float (*sum_squares)(const float* x, int n);
 };
 
-// The names of every kernel set, fastest first: "avx512vnni", "avx512", "avx2", "generic".
+// The names of every kernel set, fastest first: "amx", "avx512vnni", "avx512", "avx2", "generic".
 std::span<const char* const> kernel_set_names();
 
 // The set named isa, or nullptr when this build or this CPU lacks it.

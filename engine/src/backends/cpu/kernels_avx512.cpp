@@ -1,9 +1,12 @@
 // Kernels for AVX-512 F (compiled with -mavx512f; used only when the CPU has it). Compiled a second
 // time as kernels_avx512vnni.cpp with LLAMADESK_CPU_VNNI for CPUs with AVX-512 VNNI, BW and VL,
-// where the integer products of block types take one dpbusd and all 32 vector registers.
+// where the integer products of block types take one dpbusd and all 32 vector registers, and a
+// third as kernels_amx.cpp with LLAMADESK_CPU_AMX too, where Q4_K's prefill takes tile products.
 #include <immintrin.h>
 
+#include <algorithm>
 #include <array>
+#include <climits>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -83,7 +86,12 @@ constexpr int kQuantTileCols = 2;
 
 }  // namespace
 
-#if defined(LLAMADESK_CPU_VNNI)
+#if defined(LLAMADESK_CPU_AMX)
+const Kernels& amx_kernels() {
+    static const Kernels kernels = with_amx(with_quantized(make_kernels("amx")));
+    return kernels;
+}
+#elif defined(LLAMADESK_CPU_VNNI)
 const Kernels& avx512vnni_kernels() {
     static const Kernels kernels = with_quantized(make_kernels("avx512vnni"));
     return kernels;

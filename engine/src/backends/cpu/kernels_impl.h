@@ -350,15 +350,30 @@ float sum_squares(const float* x, int n) {
     return sum;
 }
 
+// Float FMAs on 8 independent accumulators (peak_probe's float half).
+uint64_t float_peak_probe(int64_t iterations) {
+    Simd::V acc[8];
+    for (int i = 0; i < 8; ++i) acc[i] = Simd::set1(float(i));
+    const Simd::V a = Simd::set1(0.999f), b = Simd::set1(1e-3f);
+    for (int64_t it = 0; it < iterations; ++it)
+#pragma GCC unroll 8
+        for (int i = 0; i < 8; ++i) acc[i] = Simd::fma(acc[i], a, b);
+    float out[Simd::W];
+    Simd::store(out, Simd::add(Simd::add(acc[0], acc[7]), Simd::add(acc[3], acc[4])));
+    volatile float sink = out[0];  // keeps the loop
+    (void)sink;
+    return uint64_t(iterations) * 8 * Simd::W;
+}
+
 // The set with its plain-float entries; each file adds the block types' entries and quantize_rows.
 Kernels make_kernels(const char* isa) {
     Kernels k{};
     k.isa = isa;
     k.tile_rows = Simd::TN;
     k.block_tile_rows = Simd::TN;  // with_quantized sets the block types' own
-    k.types[int(DType::F32)] = TypeKernels{&gemm<WeightKind::F32>, nullptr, &weighted_rows<WeightKind::F32>, nullptr};
-    k.types[int(DType::F16)] = TypeKernels{&gemm<WeightKind::F16>, nullptr, &weighted_rows<WeightKind::F16>, nullptr};
-    k.types[int(DType::BF16)] = TypeKernels{&gemm<WeightKind::BF16>, nullptr, &weighted_rows<WeightKind::BF16>, nullptr};
+    k.types[int(DType::F32)] = TypeKernels{&gemm<WeightKind::F32>, nullptr, &weighted_rows<WeightKind::F32>, nullptr, 0, 0};
+    k.types[int(DType::F16)] = TypeKernels{&gemm<WeightKind::F16>, nullptr, &weighted_rows<WeightKind::F16>, nullptr, 0, 0};
+    k.types[int(DType::BF16)] = TypeKernels{&gemm<WeightKind::BF16>, nullptr, &weighted_rows<WeightKind::BF16>, nullptr, 0, 0};
     k.types[int(DType::Q8_0)].weighted_rows = &weighted_rows_q8_0;
     k.to_f16 = &to_f16;
     k.softmax = &softmax;

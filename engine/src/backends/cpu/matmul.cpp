@@ -12,11 +12,13 @@ const TypeKernels& kernels_of(const Kernels& kernels, const TensorView& w) {
 }
 
 // Weight rows per work item: about 8 items per thread so uneven threads even out, a multiple of
-// the kernel's tile (for block types, its panel), and for prefill at most 128 KiB, so the slice
-// stays in L2 while every slice of activation rows passes over it.
+// the kernel's tile (for block types, its panel), and for prefill the type's own number, else at
+// most 128 KiB, so the slice stays in L2 while every slice of activation rows passes over it.
 int64_t rows_per_item(const Kernels& kernels, const TensorView& w, int n, int n_threads) {
     int64_t chunk = w.rows / (int64_t(n_threads) * 8);
-    if (n > 1) chunk = std::min<int64_t>(chunk, std::max<int64_t>(1, (128 * 1024) / w.row_bytes()));
+    const int prefill_rows = kernels_of(kernels, w).prefill_item_rows;
+    if (n > 1 && prefill_rows) chunk = std::min<int64_t>(std::max<int64_t>(chunk, w.rows / (2 * n_threads)), prefill_rows);
+    else if (n > 1) chunk = std::min<int64_t>(chunk, std::max<int64_t>(1, (128 * 1024) / w.row_bytes()));
     const int64_t tile = w.interleaved_rows             ? w.interleaved_rows
                          : kernels.types[int(w.dtype)].quantized_gemm ? kernels.block_tile_rows
                                                                       : kernels.tile_rows;
@@ -32,8 +34,8 @@ struct Item {
 // How a product reads its activations: as floats, quantized per 32, or per super-block of 256.
 enum class Input { Floats, Blocks, Superblocks };
 
-Input input_of_type(const Kernels& kernels, const TypeKernels& type, int n) {
-    if (type.superblock_gemm && n <= kernels.superblock_max_tokens) return Input::Superblocks;
+Input input_of_type(const TypeKernels& type, int n) {
+    if (type.superblock_gemm && n <= type.superblock_max_tokens) return Input::Superblocks;
     return type.quantized_gemm ? Input::Blocks : Input::Floats;
 }
 
@@ -46,34 +48,44 @@ struct QuantizedInput {
     std::vector<int8_t> q;
     std::vector<float> d, d_sum;
     std::vector<int32_t> half_sums;
-    std::vector<int16_t> sums;
+    std::vector<int16_t> sums, sums32;
 
     QuantizedRows rows() const { return {q.data(), d.data(), d_sum.data(), half_sums.data(), k}; }
-    SuperblockRows superblocks() const { return {q.data(), d.data(), sums.data(), k}; }
+    SuperblockRows superblocks() const { return {q.data(), d.data(), sums.data(), sums32.data(), k}; }
 };
 
 // Activation rows per quantization item: small enough to spread a prefill over the threads.
 constexpr int kQuantizeRowsPerItem = 16;
 
+// rows(t0, t1) for activation rows [0, n), spread over the pool when there are many.
+template <class Rows>
+void for_rows(ThreadPool& pool, int n, Rows rows) {
+    if (n <= kQuantizeRowsPerItem) return rows(0, n);
+    pool.parallel_for((n + kQuantizeRowsPerItem - 1) / kQuantizeRowsPerItem, [&](int64_t i, int) {
+        rows(i * kQuantizeRowsPerItem, std::min<int64_t>(n, (i + 1) * kQuantizeRowsPerItem));
+    });
+}
+
 void quantize(ThreadPool& pool, const Kernels& kernels, int n, QuantizedInput& in) {
     in.q.resize(size_t(n * in.k));
-    if (in.format == Input::Superblocks) {  // a few rows: one thread does them
-        in.d.resize(size_t(n * in.k / kSuperBlock));
-        in.sums.resize(size_t(n * in.k / 16));
-        return kernels.quantize_superblocks(in.x, in.ldx, n, in.k, in.q.data(), in.d.data(), in.sums.data());
+    if (in.format == Input::Superblocks) {
+        const int64_t blocks = in.k / kSuperBlock;
+        in.d.resize(size_t(n * blocks));
+        in.sums.resize(size_t(n * blocks * 16));
+        in.sums32.resize(size_t(n * blocks * 8));
+        return for_rows(pool, n, [&](int64_t t0, int64_t t1) {
+            kernels.quantize_superblocks(in.x + t0 * in.ldx, in.ldx, int(t1 - t0), in.k, in.q.data() + t0 * in.k,
+                                         in.d.data() + t0 * blocks, in.sums.data() + t0 * blocks * 16,
+                                         in.sums32.data() + t0 * blocks * 8);
+        });
     }
     const int64_t blocks = in.k / kActivationBlock;
     in.d.resize(size_t(n * blocks));
     in.d_sum.resize(size_t(n * blocks));
     in.half_sums.resize(size_t(n * blocks * 4));
-    auto rows = [&](int64_t t0, int64_t t1) {
+    for_rows(pool, n, [&](int64_t t0, int64_t t1) {
         kernels.quantize_rows(in.x + t0 * in.ldx, in.ldx, int(t1 - t0), in.k, in.q.data() + t0 * in.k,
-                              in.d.data() + t0 * blocks, in.d_sum.data() + t0 * blocks,
-                              in.half_sums.data() + t0 * blocks * 4);
-    };
-    if (n <= kQuantizeRowsPerItem) return rows(0, n);
-    pool.parallel_for((n + kQuantizeRowsPerItem - 1) / kQuantizeRowsPerItem, [&](int64_t i, int) {
-        rows(i * kQuantizeRowsPerItem, std::min<int64_t>(n, (i + 1) * kQuantizeRowsPerItem));
+                              in.d.data() + t0 * blocks, in.d_sum.data() + t0 * blocks, in.half_sums.data() + t0 * blocks * 4);
     });
 }
 
@@ -89,7 +101,7 @@ void matmuls(ThreadPool& pool, const Kernels& kernels, int n, std::span<const Ma
     int n_inputs = 0;
     for (size_t p = 0; p < products.size(); ++p) {
         const Matmul& m = products[p];
-        const Input format = input_of_type(kernels, kernels_of(kernels, *m.w), n);
+        const Input format = input_of_type(kernels_of(kernels, *m.w), n);
         if (format == Input::Floats) continue;
         for (int i = 0; i < n_inputs && input_of[p] < 0; ++i) {
             const QuantizedInput& in = inputs[size_t(i)];

@@ -111,25 +111,49 @@ GroupVec::I lane_bytes() {
     return GroupVec::load(control.data());
 }
 
-// y (RM, kGroupRows) = x (RM rows) . the group's rows. pairs: per
-// activation row and super-block, 4 dwords of two 16-bit sums of q per 32 (chunks 2p, 2p + 1),
-// what the mins multiply.
+// The 6-bit scales and mins of a group super-block's rows, 4 to a lane (sub-blocks 0 .. 3 in lo,
+// 4 .. 7 in hi), as k_block_scales unpacks them.
+struct Q4_KGroupScales {
+    GroupVec::I scale_lo, scale_hi, min_lo, min_hi;
+};
+inline Q4_KGroupScales q4_k_group_scales(const Q4_KGroup& g) {
+    using V = GroupVec;
+    const V::I low4 = V::set1_epi32(0x0f0f0f0f), low6 = V::set1_epi32(0x3f3f3f3f), low2 = V::set1_epi32(0x03030303);
+    const V::I w0 = V::load(g.scales[0]), w1 = V::load(g.scales[1]), w2 = V::load(g.scales[2]);
+    return {V::and_(w0, low6), V::or_(V::and_(w2, low4), V::slli32(V::and_(V::srli32(w0, 6), low2), 4)),
+            V::and_(w1, low6), V::or_(V::and_(V::srli32(w2, 4), low4), V::slli32(V::and_(V::srli32(w1, 6), low2), 4))};
+}
+
+// The mins of chunks (0, 1), (2, 3), (4, 5), (6, 7) as 16-bit pairs, what the pairs of activation
+// sums (sum_pair) multiply.
+inline void q4_k_min_pairs(const Q4_KGroupScales& s, GroupVec::I (&mins)[4]) {
+    mins[0] = GroupVec::shuffle(s.min_lo, lane_bytes<0, -1, 1, -1>());
+    mins[1] = GroupVec::shuffle(s.min_lo, lane_bytes<2, -1, 3, -1>());
+    mins[2] = GroupVec::shuffle(s.min_hi, lane_bytes<0, -1, 1, -1>());
+    mins[3] = GroupVec::shuffle(s.min_hi, lane_bytes<2, -1, 3, -1>());
+}
+
+// Activation row i's sums of q per 32 at super-block b as 4 dwords of 16-bit pairs (chunks 2p,
+// 2p + 1), what q4_k_min_pairs multiply.
+inline int32_t sum_pair(const SuperblockRows& x, int64_t i, int64_t b, int p) {
+    int32_t pair;
+    __builtin_memcpy(&pair, x.sums32 + i * (x.k / 32) + 8 * b + 2 * p, 4);
+    return pair;
+}
+
+// y (RM, kGroupRows) = x (RM rows) . the group's rows.
 template <int RM>
-void q4_k_group_tile(const SuperblockRows& x, const int32_t* pairs, const Q4_KGroup* group, float* y, int64_t ldy) {
+void q4_k_group_tile(const SuperblockRows& x, const Q4_KGroup* group, float* y, int64_t ldy) {
     using V = GroupVec;
     const int64_t n_blocks = x.k / kSuperBlock;
-    const V::I low4 = V::set1_epi32(0x0f0f0f0f), low6 = V::set1_epi32(0x3f3f3f3f), low2 = V::set1_epi32(0x03030303);
+    const V::I low4 = V::set1_epi32(0x0f0f0f0f);
     V::F acc[RM];
 #pragma GCC unroll 4
     for (int i = 0; i < RM; ++i) acc[i] = V::zero();
     for (int64_t b = 0; b < n_blocks; ++b) {
         const Q4_KGroup& g = group[b];
         prefetch_ahead(reinterpret_cast<const uint8_t*>(&g) + kGroupPrefetchBytes, 0, sizeof(Q4_KGroup));
-        // the 6-bit scales and mins of every row, 4 to a lane, as k_block_scales unpacks them
-        const V::I w0 = V::load(g.scales[0]), w1 = V::load(g.scales[1]), w2 = V::load(g.scales[2]);
-        const V::I scale_lo = V::and_(w0, low6), min_lo = V::and_(w1, low6);
-        const V::I scale_hi = V::or_(V::and_(w2, low4), V::slli32(V::and_(V::srli32(w0, 6), low2), 4));
-        const V::I min_hi = V::or_(V::and_(V::srli32(w2, 4), low4), V::slli32(V::and_(V::srli32(w1, 6), low2), 4));
+        const Q4_KGroupScales s = q4_k_group_scales(g);
         V::I sum[RM];
 #pragma GCC unroll 4
         for (int i = 0; i < RM; ++i) sum[i] = V::zero_i();
@@ -152,23 +176,21 @@ void q4_k_group_tile(const SuperblockRows& x, const int32_t* pairs, const Q4_KGr
                     hi[i] = V::dot(hi[i], wh, a_hi);
                 }
             }
-            const V::I scales = m < 2 ? scale_lo : scale_hi;
+            const V::I scales = m < 2 ? s.scale_lo : s.scale_hi;
             V::I s_lo, s_hi;  // chunk 2m's and 2m + 1's scale of each row (bytes 2m % 4, 2m % 4 + 1)
             if (m % 2 == 0) s_lo = V::shuffle(scales, lane_bytes<0, -1, -1, -1>()), s_hi = V::shuffle(scales, lane_bytes<1, -1, -1, -1>());
             else s_lo = V::shuffle(scales, lane_bytes<2, -1, -1, -1>()), s_hi = V::shuffle(scales, lane_bytes<3, -1, -1, -1>());
 #pragma GCC unroll 4
             for (int i = 0; i < RM; ++i) sum[i] = V::add32(sum[i], V::add32(V::mul32(lo[i], s_lo), V::mul32(hi[i], s_hi)));
         }
-        // the mins of chunks (0, 1), (2, 3), (4, 5), (6, 7) as 16-bit pairs, against the pairs of sums
-        const V::I mins[4] = {V::shuffle(min_lo, lane_bytes<0, -1, 1, -1>()), V::shuffle(min_lo, lane_bytes<2, -1, 3, -1>()),
-                              V::shuffle(min_hi, lane_bytes<0, -1, 1, -1>()), V::shuffle(min_hi, lane_bytes<2, -1, 3, -1>())};
+        V::I mins[4];
+        q4_k_min_pairs(s, mins);
         const V::F d = V::halves(g.d), dmin = V::halves(g.dmin);
 #pragma GCC unroll 4
         for (int i = 0; i < RM; ++i) {
-            const int32_t* p = pairs + 4 * (i * n_blocks + b);
             V::I min_sum = V::zero_i();
 #pragma GCC unroll 4
-            for (int q = 0; q < 4; ++q) min_sum = V::dot16(min_sum, mins[q], V::set1_epi32(p[q]));
+            for (int p = 0; p < 4; ++p) min_sum = V::dot16(min_sum, mins[p], V::set1_epi32(sum_pair(x, i, b, p)));
             const V::F dx = V::set1(x.d[i * n_blocks + b]);
             acc[i] = V::fma(V::to_float(sum[i]), V::mul(d, dx), acc[i]);
             acc[i] = V::fnma(V::to_float(min_sum), V::mul(dmin, dx), acc[i]);
@@ -179,35 +201,24 @@ void q4_k_group_tile(const SuperblockRows& x, const int32_t* pairs, const Q4_KGr
 }
 
 template <int RM>
-void q4_k_group_edge(int rm, const SuperblockRows& x, const int32_t* pairs, const Q4_KGroup* group, float* y,
-                     int64_t ldy) {
+void q4_k_group_edge(int rm, const SuperblockRows& x, const Q4_KGroup* group, float* y, int64_t ldy) {
     if constexpr (RM > 1) {
-        if (rm < RM) return q4_k_group_edge<RM - 1>(rm, x, pairs, group, y, ldy);
+        if (rm < RM) return q4_k_group_edge<RM - 1>(rm, x, group, y, ldy);
     }
-    q4_k_group_tile<RM>(x, pairs, group, y, ldy);
+    q4_k_group_tile<RM>(x, group, y, ldy);
 }
 
 // superblock_gemm on groups: w is a group's first super-block, rows a multiple of kGroupRows
 // (groups kGroupRows * ldw bytes apart).
 void q4_k_groups_superblock_gemm(const SuperblockRows& x, int n, const void* w, int64_t ldw, int rows, float* y,
                                  int64_t ldy) {
-    const int64_t n_blocks = x.k / kSuperBlock;
-    // per activation row and super-block, the sums of q per 32 paired into dwords (from the sums per 16)
-    thread_local std::vector<int32_t> pairs;
-    pairs.resize(size_t(4 * n * n_blocks));
-    for (int64_t at = 0; at < n * n_blocks; ++at)
-        for (int q = 0; q < 4; ++q) {
-            const int16_t* s = x.sums + 16 * at + 4 * q;
-            const auto first = uint16_t(s[0] + s[1]), second = uint16_t(s[2] + s[3]);
-            pairs[size_t(4 * at + q)] = int32_t(uint32_t(first) | uint32_t(second) << 16);
-        }
     const auto* groups = static_cast<const uint8_t*>(w);
     for (int r = 0; r < rows; r += kGroupRows) {
         const auto* group = reinterpret_cast<const Q4_KGroup*>(groups + r * ldw);
         for (int t = 0; t < n; t += kGroupTileRows) {
-            const SuperblockRows rows_t{x.q + t * x.k, x.d + t * n_blocks, x.sums + 16 * t * n_blocks, x.k};
-            q4_k_group_edge<kGroupTileRows>(n - t < kGroupTileRows ? n - t : kGroupTileRows, rows_t,
-                                            pairs.data() + 4 * t * n_blocks, group, y + t * ldy + r, ldy);
+            const SuperblockRows rows_t = x.from(t);
+            q4_k_group_edge<kGroupTileRows>(n - t < kGroupTileRows ? n - t : kGroupTileRows, rows_t, group,
+                                            y + t * ldy + r, ldy);
         }
     }
 }
@@ -383,11 +394,10 @@ void q6_k_group_edge(int rm, const SuperblockRows& x, const Q6_KGroup* group, fl
 
 void q6_k_groups_superblock_gemm(const SuperblockRows& x, int n, const void* w, int64_t ldw, int rows, float* y,
                                  int64_t ldy) {
-    const int64_t n_blocks = x.k / kSuperBlock;
     const auto* groups = static_cast<const uint8_t*>(w);
     for (int r = 0; r < rows; r += kGroupRows)
         for (int t = 0; t < n; t += kQ6GroupTileRows) {
-            const SuperblockRows rows_t{x.q + t * x.k, x.d + t * n_blocks, x.sums + 16 * t * n_blocks, x.k};
+            const SuperblockRows rows_t = x.from(t);
             q6_k_group_edge<kQ6GroupTileRows>(n - t < kQ6GroupTileRows ? n - t : kQ6GroupTileRows, rows_t,
                                               reinterpret_cast<const Q6_KGroup*>(groups + r * ldw), y + t * ldy + r, ldy);
         }

@@ -606,6 +606,30 @@ void quantize_rows(const float* x, int64_t ldx, int n, int64_t k, int8_t* q, flo
 
 #include "backends/cpu/quant_superblocks_x86.h"
 #include "backends/cpu/quant_interleaved_x86.h"
+#if defined(LLAMADESK_CPU_AMX)
+#include "backends/cpu/quant_amx_x86.h"
+#endif
+
+// peak_probe: the panels' byte dot (dpbusd, or maddubs and madd) on 8 independent accumulators.
+uint64_t peak_probe(bool int8, int64_t iterations) {
+    if (!int8) return float_peak_probe(iterations);
+    PanelVec::I acc[8];
+    for (int i = 0; i < 8; ++i) acc[i] = PanelVec::zero_i();
+    PanelVec::I weights;
+    __builtin_memset(&weights, 3, sizeof(weights));
+    const PanelVec::I step = GroupVec::set1_epi32(1);
+    for (int64_t it = 0; it < iterations; ++it) {
+#pragma GCC unroll 8
+        for (int i = 0; i < 8; ++i) acc[i] = PanelVec::dot(acc[i], weights, 0x01020304);
+        weights = GroupVec::add32(weights, step);  // else maddubs and madd of constants leave the loop
+    }
+    for (int i = 1; i < 8; ++i) acc[0] = GroupVec::add32(acc[0], acc[i]);
+    int32_t out;
+    __builtin_memcpy(&out, &acc[0], sizeof(out));
+    volatile int32_t sink = out;  // keeps the loop
+    (void)sink;
+    return uint64_t(iterations) * 8 * sizeof(PanelVec::I);
+}
 
 // The block types' entries of a kernel set whose plain ones make_kernels filled.
 Kernels with_quantized(Kernels k) {
@@ -618,18 +642,34 @@ Kernels with_quantized(Kernels k) {
     set(DType::Q4_K, &quantized_gemm<Q4_K>);
     set(DType::Q5_K, &quantized_gemm<Q5_K>);
     set(DType::Q6_K, &quantized_gemm<Q6_K>);
+    // below a panel's worth of activation rows, decode's super-block tiles
+    constexpr int kSuperblockMaxTokens = kPanelMinTokens - 1;
     k.types[int(DType::Q4_K)].superblock_gemm = &superblock_gemm<Q4_K>;
     k.types[int(DType::Q5_K)].superblock_gemm = &superblock_gemm<Q5_K>;
     k.types[int(DType::Q6_K)].superblock_gemm = &superblock_gemm<Q6_K>;
+    for (DType t : {DType::Q4_K, DType::Q5_K, DType::Q6_K}) k.types[int(t)].superblock_max_tokens = kSuperblockMaxTokens;
     k.interleave_rows = kGroupRows;
-    k.interleaved[int(DType::Q4_K)] = {{nullptr, &q4_k_groups_quantized_gemm, nullptr, &q4_k_groups_superblock_gemm},
-                                       &interleave_q4_k};
-    k.interleaved[int(DType::Q6_K)] = {{nullptr, &q6_k_groups_quantized_gemm, nullptr, &q6_k_groups_superblock_gemm},
-                                       &interleave_q6_k};
+    k.interleaved[int(DType::Q4_K)] = {
+        {nullptr, &q4_k_groups_quantized_gemm, nullptr, &q4_k_groups_superblock_gemm, kSuperblockMaxTokens, 0},
+        &interleave_q4_k};
+    k.interleaved[int(DType::Q6_K)] = {
+        {nullptr, &q6_k_groups_quantized_gemm, nullptr, &q6_k_groups_superblock_gemm, kSuperblockMaxTokens, 0},
+        &interleave_q6_k};
     k.quantize_rows = &quantize_rows;
     k.quantize_superblocks = &quantize_superblocks;
-    k.superblock_max_tokens = kPanelMinTokens - 1;
+    k.peak_probe = &peak_probe;
     static_assert(PanelVec::kRows % kQuantTileCols == 0);
     k.block_tile_rows = PanelVec::kRows;
     return k;
 }
+
+#if defined(LLAMADESK_CPU_AMX)
+// The amx set: Q4_K groups take super-block activations for any number of rows (tiles from
+// kAmxMinTokens on), so their panels are never used. A prefill item reads every activation row
+// once from L3 or memory, so its rows are many.
+Kernels with_amx(Kernels k) {
+    k.interleaved[int(DType::Q4_K)].on_groups = {nullptr, nullptr, nullptr, &q4_k_groups_amx_gemm, INT_MAX, 512};
+    k.peak_probe = [](bool int8, int64_t iterations) { return int8 ? amx_peak_probe(iterations) : peak_probe(false, iterations); };
+    return k;
+}
+#endif

@@ -292,10 +292,9 @@ void superblock_gemm(const SuperblockRows& x, int n, const void* weights, int64_
                      int64_t ldy) {
     using S = typename SuperOf<T>::type;
     const auto* w = static_cast<const uint8_t*>(weights);
-    const int64_t n_blocks = x.k / kSuperBlock;
     for (int t = 0; t < n; t += kSuperTileRows) {
         const int rm = n - t < kSuperTileRows ? n - t : kSuperTileRows;
-        const SuperblockRows rows_t{x.q + t * x.k, x.d + t * n_blocks, x.sums + 16 * t * n_blocks, x.k};
+        const SuperblockRows rows_t = x.from(t);
         for (int r = 0; r < rows; r += kSuperTileCols) {
             const int rn = rows - r < kSuperTileCols ? rows - r : kSuperTileCols;
             const uint8_t* next = n <= kSuperTileRows ? w + (r + kPrefetchRows) * ldw : nullptr;
@@ -305,8 +304,9 @@ void superblock_gemm(const SuperblockRows& x, int n, const void* weights, int64_
 }
 
 // Rows x (n, k), ldx apart, per super-block: q = round(x / d), d = max |x| / 127, and the sums of q
-// per 16.
-void quantize_superblocks(const float* x, int64_t ldx, int n, int64_t k, int8_t* q, float* d, int16_t* sums) {
+// per 16 and per 32.
+void quantize_superblocks(const float* x, int64_t ldx, int n, int64_t k, int8_t* q, float* d, int16_t* sums,
+                          int16_t* sums32) {
     const __m256 sign = _mm256_set1_ps(-0.0f);
     const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);  // undoes the per-lane packs
     for (int t = 0; t < n; ++t)
@@ -331,6 +331,7 @@ void quantize_superblocks(const float* x, int64_t ldx, int n, int64_t k, int8_t*
                                     _mm256_permutevar8x32_epi32(packed, order));
                 sums[16 * at + 2 * c] = lo;
                 sums[16 * at + 2 * c + 1] = hi;
+                sums32[8 * at + c] = int16_t(lo + hi);
             }
         }
 }

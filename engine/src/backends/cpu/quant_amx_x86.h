@@ -1,0 +1,244 @@
+// Prefill of Q4_K groups with AMX tile products: the amx set, which is the AVX-512 VNNI set
+// (kernels_amx.cpp, LLAMADESK_CPU_AMX) with this product for Q4_K groups of 16 or more activation
+// rows. quant_kernels_x86.h includes it after the groups (quant_interleaved_x86.h).
+//
+// One tile product (TDPBSUD) multiplies 16 activation rows of 64 signed bytes (tile A, read where
+// the quantized activations lie) into 16 weight rows' 64 unsigned bytes laid out as 16 rows of one
+// dword per weight row (tile B: the layout of a group's vectors) and adds the sums to 16 x 16
+// 32-bit outputs: 16384 multiply-accumulates, 16 times one dpbusd.
+//
+// Q4_K weighs each sub-block of 32 with its own 6-bit scale s, which a sum over 64 columns would
+// mix, and a float step per sub-block would cost more than the tile products. So each weight q
+// (0 .. 15) is unpacked twice, as (s >> 4) * q and (s & 15) * q (at most 45 and 225: still bytes):
+// two tile products per 64 columns give the super-block's exact sum of s * q * x as
+// 16 * high + low, and one float step per super-block remains, with the mins as decode takes them
+// (16-bit pairs against the activations' sums).
+//
+// The products go block by block: kAmxBlockTiles tiles of activation rows by kAmxBlockSuperblocks
+// super-blocks of columns, their bytes copied into one run (copy_activation_tiles), then per
+// super-block each group's super-block is unpacked (Q4_KTiles, 8.5 KiB in L1) and passes over the
+// block's tiles. On the 2 Xeon cores measured, the tile products and the vector instructions
+// (the float steps, the unpacking) never overlapped, interleaved finely or coarsely: their times
+// add, so the vector work per product is kept small rather than hidden.
+
+// AMX tile configuration, palette 1 (Intel SDM, LDTILECFG).
+struct alignas(64) TileConfig {
+    uint8_t palette_id;
+    uint8_t start_row;
+    uint8_t reserved[14];
+    uint16_t colsb[16];
+    uint8_t rows[16];
+};
+
+// Tiles 0, 1: activation rows (A); 2, 3: a group's high and low bytes (B); 4 .. 7: the sums of
+// A 0 and A 1 against B 2 and B 3. Every tile is 16 rows of 64 bytes.
+inline void configure_tiles() {
+    TileConfig config{};
+    config.palette_id = 1;
+    for (int t = 0; t < 8; ++t) {
+        config.colsb[t] = 64;
+        config.rows[t] = 16;
+    }
+    _tile_loadconfig(&config);
+}
+
+constexpr int kTileRows = 16;
+constexpr int kAmxMinTokens = 16;         // fewer activation rows take decode's group tiles
+constexpr int kAmxBlockTiles = 16;        // a block's activation rows: 16 A tiles, 256 rows
+constexpr int kAmxBlockSuperblocks = 4;   // a block's columns: 4 super-blocks, 1024 (256 KiB of rows)
+
+// One group super-block unpacked for the tiles. Tile rows are whole cache lines: a tile load from
+// rows that straddle two lines ran at half the speed.
+struct alignas(64) Q4_KTiles {
+    uint8_t high[4][16][64];  // columns 64m .. 64m + 63 as tile B: row j, dword r: (s >> 4) * q
+    uint8_t low[4][16][64];   // (s & 15) * q
+    int32_t mins[4][16];      // q4_k_min_pairs
+    float d[16], dmin[16];
+};
+
+// Each row's scale of chunk j (byte j of its lane in scales) in both 16-bit halves of the lane.
+template <int j>
+__m512i scale_words(__m512i scales) {
+    return _mm512_shuffle_epi8(scales, lane_bytes<j, -1, j, -1>());
+}
+
+// A nibble vector (bytes 0 .. 15) times the scale words' high and low parts: a 16-bit product of
+// a byte pair and a scale below 16 keeps each byte's product in its byte.
+inline void store_scaled(__m512i q, __m512i words, uint8_t* high, uint8_t* low) {
+    const __m512i low4 = _mm512_set1_epi16(15);
+    _mm512_storeu_si512(high, _mm512_mullo_epi16(q, _mm512_srli_epi16(words, 4)));
+    _mm512_storeu_si512(low, _mm512_mullo_epi16(q, _mm512_and_si512(words, low4)));
+}
+
+template <int m>
+void unpack_q4_k_run(const Q4_KGroup& g, const Q4_KGroupScales& s, Q4_KTiles& t) {
+    const __m512i scales = m < 2 ? s.scale_lo : s.scale_hi;
+    const __m512i first = scale_words<(2 * m) % 4>(scales), second = scale_words<(2 * m) % 4 + 1>(scales);
+    const __m512i low4 = _mm512_set1_epi32(0x0f0f0f0f);
+#pragma GCC unroll 8
+    for (int c = 0; c < 8; ++c) {  // dword c of chunk 2m (low nibbles) and of chunk 2m + 1 (high)
+        const __m512i v = _mm512_loadu_si512(g.qs[m][c]);
+        store_scaled(_mm512_and_si512(v, low4), first, t.high[m][c], t.low[m][c]);
+        store_scaled(_mm512_and_si512(_mm512_srli_epi32(v, 4), low4), second, t.high[m][c + 8], t.low[m][c + 8]);
+    }
+}
+
+inline void unpack_q4_k_tiles(const Q4_KGroup& g, Q4_KTiles& t) {
+    const Q4_KGroupScales s = q4_k_group_scales(g);
+    unpack_q4_k_run<0>(g, s, t);
+    unpack_q4_k_run<1>(g, s, t);
+    unpack_q4_k_run<2>(g, s, t);
+    unpack_q4_k_run<3>(g, s, t);
+    __m512i mins[4];
+    q4_k_min_pairs(s, mins);
+    for (int p = 0; p < 4; ++p) _mm512_storeu_si512(t.mins[p], mins[p]);
+    _mm512_storeu_ps(t.d, GroupVec::halves(g.d));
+    _mm512_storeu_ps(t.dmin, GroupVec::halves(g.dmin));
+}
+
+// Activation rows [row0, row0 + 16 tiles) at super-blocks [b0, b0 + nb) copied so that a tile's
+// 16 rows of one super-block are one run of 4 KiB (out[tile][b][row][256]), with zeros for rows
+// from n on. In place, rows k bytes apart (k is a multiple of 4096 in the 8B model) fall in one
+// set of L1 and would evict each other.
+void copy_activation_tiles(const SuperblockRows& x, int n, int64_t row0, int tiles, int64_t b0, int nb, int8_t* out) {
+    for (int tile = 0; tile < tiles; ++tile)
+        for (int r = 0; r < kTileRows; ++r) {
+            const int64_t row = row0 + tile * kTileRows + r;
+            for (int b = 0; b < nb; ++b) {
+                int8_t* to = out + ((int64_t(tile) * nb + b) * kTileRows + r) * kSuperBlock;
+                if (row < n) __builtin_memcpy(to, x.q + row * x.k + (b0 + b) * kSuperBlock, kSuperBlock);
+                else __builtin_memset(to, 0, kSuperBlock);
+            }
+        }
+}
+
+// acc[i] += the super-block's float step for activation rows row0 + i, i < rows: d * (16 * high
+// + low) - dmin * (mins . pairs of sums), times the row's d at super-block b.
+inline void add_q4_k_tile(const int32_t (*high)[16], const int32_t (*low)[16], int rows, const Q4_KTiles& t,
+                          const SuperblockRows& x, int64_t row0, int64_t b, float* acc) {
+    const int64_t n_blocks = x.k / kSuperBlock, pairs_stride = x.k / 32;
+    const int16_t* pairs = x.sums32 + row0 * pairs_stride + 8 * b;  // 4 dwords per row (sum_pair)
+    const float* dx = x.d + row0 * n_blocks + b;
+    const __m512 d = _mm512_loadu_ps(t.d), dmin = _mm512_loadu_ps(t.dmin);
+    __m512i mins[4];
+    for (int p = 0; p < 4; ++p) mins[p] = _mm512_loadu_si512(t.mins[p]);
+    for (int i = 0; i < rows; ++i, pairs += pairs_stride, dx += n_blocks, acc += 16) {
+        const __m512i sum = _mm512_add_epi32(_mm512_slli_epi32(_mm512_loadu_si512(high[i]), 4), _mm512_loadu_si512(low[i]));
+        __m512i min_sum = _mm512_setzero_si512();
+#pragma GCC unroll 4
+        for (int p = 0; p < 4; ++p)  // broadcast from memory: a load, not a shuffle
+            min_sum = _mm512_dpwssd_epi32(min_sum, mins[p], _mm512_broadcastd_epi32(_mm_loadu_si32(pairs + 2 * p)));
+        const __m512 v = _mm512_fmsub_ps(_mm512_cvtepi32_ps(sum), d, _mm512_mul_ps(_mm512_cvtepi32_ps(min_sum), dmin));
+        _mm512_storeu_ps(acc, _mm512_fmadd_ps(v, _mm512_set1_ps(*dx), _mm512_loadu_ps(acc)));
+    }
+}
+
+// One or two A tiles (a0, a1: 16 rows 256 bytes apart) against a group super-block t: the sums of
+// C tiles 4 .. 7 (high 0, low 0, high 1, low 1) into sums.
+using TileSums = int32_t[4][16][16];
+template <bool Two>
+void q4_k_tile_products(const int8_t* a0, const int8_t* a1, const Q4_KTiles& t, TileSums& sums) {
+    _tile_zero(4);
+    _tile_zero(5);
+    if constexpr (Two) {
+        _tile_zero(6);
+        _tile_zero(7);
+    }
+#pragma GCC unroll 4
+    for (int m = 0; m < 4; ++m) {
+        _tile_loadd(2, t.high[m], 64);
+        _tile_loadd(3, t.low[m], 64);
+        _tile_loadd(0, a0 + 64 * m, kSuperBlock);
+        _tile_dpbsud(4, 0, 2);
+        _tile_dpbsud(5, 0, 3);
+        if constexpr (Two) {
+            _tile_loadd(1, a1 + 64 * m, kSuperBlock);
+            _tile_dpbsud(6, 1, 2);
+            _tile_dpbsud(7, 1, 3);
+        }
+    }
+    _tile_stored(4, sums[0], 64);
+    _tile_stored(5, sums[1], 64);
+    if constexpr (Two) {
+        _tile_stored(6, sums[2], 64);
+        _tile_stored(7, sums[3], 64);
+    }
+}
+
+// superblock_gemm on Q4_K groups for the amx set: tiles from kAmxMinTokens activation rows on,
+// decode's group tiles below. Block by block of activation rows and columns, each group's
+// super-blocks are unpacked once and pass over the block's rows.
+void q4_k_groups_amx_gemm(const SuperblockRows& x, int n, const void* w, int64_t ldw, int rows, float* y,
+                          int64_t ldy) {
+    if (n < kAmxMinTokens) return q4_k_groups_superblock_gemm(x, n, w, ldw, rows, y, ldy);
+    const int64_t n_blocks = x.k / kSuperBlock;
+    const int groups = rows / kGroupRows, n_tiles = (n + kTileRows - 1) / kTileRows;
+    struct alignas(64) TileRows {  // one tile's 16 rows of a super-block
+        int8_t bytes[kTileRows * kSuperBlock];
+    };
+    thread_local std::vector<TileRows> a_tile_rows(size_t(kAmxBlockTiles * kAmxBlockSuperblocks));
+    int8_t* const a_tiles = a_tile_rows.data()->bytes;
+    thread_local std::vector<Q4_KTiles> unpacked(1);
+    thread_local std::vector<float> acc;  // per group, the block's rows' 16 outputs
+    alignas(64) TileSums sums;
+    configure_tiles();
+    for (int t0 = 0; t0 < n_tiles; t0 += kAmxBlockTiles) {
+        const int tiles = std::min(kAmxBlockTiles, n_tiles - t0);
+        const int64_t row0 = int64_t(t0) * kTileRows;
+        acc.assign(size_t(groups * tiles * kTileRows * 16), 0.0f);
+        for (int64_t b0 = 0; b0 < n_blocks; b0 += kAmxBlockSuperblocks) {
+            const int nb = int(std::min<int64_t>(kAmxBlockSuperblocks, n_blocks - b0));
+            copy_activation_tiles(x, n, row0, tiles, b0, nb, a_tiles);
+            for (int b = 0; b < nb; ++b)
+                for (int gi = 0; gi < groups; ++gi) {
+                    const auto* group = reinterpret_cast<const Q4_KGroup*>(static_cast<const uint8_t*>(w) + gi * kGroupRows * ldw);
+                    Q4_KTiles& t = unpacked[0];
+                    unpack_q4_k_tiles(group[b0 + b], t);
+                    float* group_acc = acc.data() + gi * tiles * kTileRows * 16;
+                    for (int tile = 0; tile < tiles; tile += 2) {
+                        const int8_t* a0 = a_tiles + (int64_t(tile) * nb + b) * kTileRows * kSuperBlock;
+                        const bool two = tile + 1 < tiles;
+                        if (two) q4_k_tile_products<true>(a0, a0 + int64_t(nb) * kTileRows * kSuperBlock, t, sums);
+                        else q4_k_tile_products<false>(a0, nullptr, t, sums);
+                        for (int h = 0; h < (two ? 2 : 1); ++h) {
+                            const int64_t first = row0 + (tile + h) * kTileRows;
+                            add_q4_k_tile(sums[2 * h], sums[2 * h + 1], int(std::min<int64_t>(kTileRows, n - first)), t, x,
+                                          first, b0 + b, group_acc + (tile + h) * kTileRows * 16);
+                        }
+                    }
+                }
+        }
+        const int block_rows = int(std::min<int64_t>(n - row0, int64_t(tiles) * kTileRows));
+        for (int gi = 0; gi < groups; ++gi)
+            for (int i = 0; i < block_rows; ++i)
+                std::copy_n(acc.data() + (gi * tiles * kTileRows + i) * 16, 16, y + (row0 + i) * ldy + gi * kGroupRows);
+    }
+    _tile_release();
+}
+
+// peak_probe's int8 half in the amx set: tile products into 4 independent C tiles, operands loaded
+// once.
+uint64_t amx_peak_probe(int64_t iterations) {
+    alignas(64) static const int8_t operand[16 * 64] = {};
+    configure_tiles();
+    _tile_loadd(0, operand, 64);
+    _tile_loadd(1, operand, 64);
+    _tile_loadd(2, operand, 64);
+    _tile_loadd(3, operand, 64);
+    _tile_zero(4);
+    _tile_zero(5);
+    _tile_zero(6);
+    _tile_zero(7);
+    for (int64_t it = 0; it < iterations; ++it) {
+        _tile_dpbsud(4, 0, 2);
+        _tile_dpbsud(5, 0, 3);
+        _tile_dpbsud(6, 1, 2);
+        _tile_dpbsud(7, 1, 3);
+    }
+    alignas(64) int32_t sums[16][16];
+    _tile_stored(4, sums, 64);
+    _tile_release();
+    volatile int32_t sink = sums[0][0];
+    (void)sink;
+    return uint64_t(iterations) * 4 * 16 * 16 * 64;
+}
