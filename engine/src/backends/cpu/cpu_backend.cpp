@@ -100,7 +100,8 @@ void CpuBackend::interleave_weights(const Checkpoint& ckpt) {
 }
 
 std::string CpuBackend::device_description() const {
-    std::string text = "CPU, " + std::to_string(pool_.size()) + " threads, " + kernels_.isa + " kernels";
+    const int threads = pool_.size();
+    std::string text = "CPU, " + std::to_string(threads) + (threads == 1 ? " thread, " : " threads, ") + kernels_.isa + " kernels";
     // a CPU with AMX that the kernel would not let us use: say why prefill is slower than it could be
     if (cpu_features().amx_int8 && amx_refusal()) text += " (AMX unused: " + std::string(amx_refusal()) + ")";
     return text;

@@ -1,7 +1,8 @@
 // Kernels for AVX-512 F (compiled with -mavx512f; used only when the CPU has it). Compiled a second
 // time as kernels_avx512vnni.cpp with LLAMADESK_CPU_VNNI for CPUs with AVX-512 VNNI, BW and VL,
 // where the integer products of block types take one dpbusd and all 32 vector registers, and a
-// third as kernels_amx.cpp with LLAMADESK_CPU_AMX too, where Q4_K's prefill takes tile products.
+// third as kernels_amx.cpp with LLAMADESK_CPU_AMX too, where the prefill of Q4_K and Q6_K takes tile
+// products.
 #include <immintrin.h>
 
 #include <algorithm>

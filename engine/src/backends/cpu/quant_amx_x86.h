@@ -1,25 +1,28 @@
-// Prefill of Q4_K groups with AMX tile products: the amx set, which is the AVX-512 VNNI set
-// (kernels_amx.cpp, LLAMADESK_CPU_AMX) with this product for Q4_K groups of 16 or more activation
+// Prefill of Q4_K and Q6_K groups with AMX tile products: the amx set, which is the AVX-512 VNNI
+// set (kernels_amx.cpp, LLAMADESK_CPU_AMX) with these products for groups of 16 or more activation
 // rows. quant_kernels_x86.h includes it after the groups (quant_interleaved_x86.h).
 //
-// One tile product (TDPBSUD) multiplies 16 activation rows of 64 signed bytes (tile A, read where
-// the quantized activations lie) into 16 weight rows' 64 unsigned bytes laid out as 16 rows of one
-// dword per weight row (tile B: the layout of a group's vectors) and adds the sums to 16 x 16
-// 32-bit outputs: 16384 multiply-accumulates, 16 times one dpbusd.
+// One tile product (TDPBSUD, or TDPBSSD for signed weight bytes) multiplies 16 activation rows of
+// 64 signed bytes (tile A) into 16 weight rows' 64 bytes laid out as 16 rows of one dword per
+// weight row (tile B: the layout of a group's vectors) and adds the sums to 16 x 16 32-bit outputs:
+// 16384 multiply-accumulates, 16 times one dpbusd.
 //
-// Q4_K weighs each sub-block of 32 with its own 6-bit scale s, which a sum over 64 columns would
-// mix, and a float step per sub-block would cost more than the tile products. So each weight q
-// (0 .. 15) is unpacked twice, as (s >> 4) * q and (s & 15) * q (at most 45 and 225: still bytes):
-// two tile products per 64 columns give the super-block's exact sum of s * q * x as
-// 16 * high + low, and one float step per super-block remains, with the mins as decode takes them
-// (16-bit pairs against the activations' sums).
+// The K-quants weigh each sub-block (32 values in Q4_K, 16 in Q6_K) with its own integer scale s,
+// which a sum over 64 columns would mix, and a float step per sub-block would cost more than the
+// tile products. So each weight is unpacked as its exact integer s * q in two byte planes, high and
+// low, and two tile products per 64 columns give the super-block's exact integer sum as
+// high << shift + low; one float step per super-block remains:
+//   Q4_K: (s >> 4) * q and (s & 15) * q, at most 45 and 225 (shift 4); the mins meet the
+//         activations' sums per 32 as in decode (16-bit pairs);
+//   Q6_K: s * (q - 32), -4064 .. 4096, as its two's-complement bytes: the high one signed, the
+//         low one unsigned (shift 8); the -32 is in the planes, so nothing else remains.
 //
 // The products go block by block: kAmxBlockTiles tiles of activation rows by kAmxBlockSuperblocks
 // super-blocks of columns, their bytes copied into one run (copy_activation_tiles), then per
-// super-block each group's super-block is unpacked (Q4_KTiles, 8.5 KiB in L1) and passes over the
-// block's tiles. On the 2 Xeon cores measured, the tile products and the vector instructions
-// (the float steps, the unpacking) never overlapped, interleaved finely or coarsely: their times
-// add, so the vector work per product is kept small rather than hidden.
+// super-block each group's super-block is unpacked (8.5 KiB, in L1) and passes over the block's
+// tiles. On the 2 Xeon cores measured, the tile products and the vector instructions (the float
+// steps, the unpacking) never overlapped, interleaved finely or coarsely: their times add, so the
+// vector work per product is kept small rather than hidden.
 
 // AMX tile configuration, palette 1 (Intel SDM, LDTILECFG).
 struct alignas(64) TileConfig {
@@ -47,13 +50,19 @@ constexpr int kAmxMinTokens = 16;         // fewer activation rows take decode's
 constexpr int kAmxBlockTiles = 16;        // a block's activation rows: 16 A tiles, 256 rows
 constexpr int kAmxBlockSuperblocks = 4;   // a block's columns: 4 super-blocks, 1024 (256 KiB of rows)
 
-// One group super-block unpacked for the tiles. Tile rows are whole cache lines: a tile load from
-// rows that straddle two lines ran at half the speed.
+// One group super-block unpacked for the tiles: the byte planes of columns 64m .. 64m + 63 as tile
+// B (row j, dword r), and what the float step needs. Tile rows are whole cache lines: a tile load
+// from rows that straddle two lines ran at half the speed.
 struct alignas(64) Q4_KTiles {
-    uint8_t high[4][16][64];  // columns 64m .. 64m + 63 as tile B: row j, dword r: (s >> 4) * q
+    uint8_t high[4][16][64];  // (s >> 4) * q
     uint8_t low[4][16][64];   // (s & 15) * q
     int32_t mins[4][16];      // q4_k_min_pairs
     float d[16], dmin[16];
+};
+struct alignas(64) Q6_KTiles {
+    uint8_t high[4][16][64];  // s * (q - 32) >> 8, signed
+    uint8_t low[4][16][64];   // s * (q - 32) & 255
+    float d[16];
 };
 
 // Each row's scale of chunk j (byte j of its lane in scales) in both 16-bit halves of the lane.
@@ -96,6 +105,34 @@ inline void unpack_q4_k_tiles(const Q4_KGroup& g, Q4_KTiles& t) {
     _mm512_storeu_ps(t.dmin, GroupVec::halves(g.dmin));
 }
 
+// A Q6_K group super-block's values of 4 columns (q6_values) times their sub-block's scale words
+// (the signed scale in both 16-bit halves of each lane), minus 32, as the bytes of the 16-bit
+// products: low (unsigned) and high (signed).
+inline void store_q6_k_planes(__m512i values, __m512i words, uint8_t* high, uint8_t* low) {
+    const __m512i low_byte = _mm512_set1_epi16(0x00ff), high_byte = _mm512_set1_epi16(int16_t(0xff00));
+    const __m512i even = _mm512_sub_epi16(_mm512_and_si512(values, low_byte), _mm512_set1_epi16(32));
+    const __m512i odd = _mm512_sub_epi16(_mm512_srli_epi16(values, 8), _mm512_set1_epi16(32));
+    const __m512i p_even = _mm512_mullo_epi16(even, words), p_odd = _mm512_mullo_epi16(odd, words);
+    _mm512_storeu_si512(low, _mm512_or_si512(_mm512_and_si512(p_even, low_byte), _mm512_slli_epi16(p_odd, 8)));
+    _mm512_storeu_si512(high, _mm512_or_si512(_mm512_srli_epi16(p_even, 8), _mm512_and_si512(p_odd, high_byte)));
+}
+
+inline void unpack_q6_k_tiles(const Q6_KGroup& g, Q6_KTiles& t) {
+#pragma GCC unroll 8
+    for (int chunk = 0; chunk < 8; ++chunk) {  // columns 32 chunk ..: K-tile chunk / 2, rows 8 (chunk % 2) ..
+        const int m = chunk / 2, row = 8 * (chunk % 2);
+#pragma GCC unroll 2
+        for (int half = 0; half < 2; ++half) {  // sub-block 2 chunk + half: dwords 4 half .. 4 half + 3
+            const __m512i scale = q6_scale(g, 2 * chunk + half);
+            const __m512i words = _mm512_or_si512(_mm512_and_si512(scale, _mm512_set1_epi32(0xffff)), _mm512_slli_epi32(scale, 16));
+#pragma GCC unroll 4
+            for (int c = 4 * half; c < 4 * half + 4; ++c)
+                store_q6_k_planes(q6_values(g, chunk / 4, chunk % 4, c), words, t.high[m][row + c], t.low[m][row + c]);
+        }
+    }
+    _mm512_storeu_ps(t.d, GroupVec::halves(g.d));
+}
+
 // Activation rows [row0, row0 + 16 tiles) at super-blocks [b0, b0 + nb) copied so that a tile's
 // 16 rows of one super-block are one run of 4 KiB (out[tile][b][row][256]), with zeros for rows
 // from n on. In place, rows k bytes apart (k is a multiple of 4096 in the 8B model) fall in one
@@ -133,11 +170,43 @@ inline void add_q4_k_tile(const int32_t (*high)[16], const int32_t (*low)[16], i
     }
 }
 
+// As add_q4_k_tile for Q6_K: d * (256 * high + low), times the row's d.
+inline void add_q6_k_tile(const int32_t (*high)[16], const int32_t (*low)[16], int rows, const Q6_KTiles& t,
+                          const SuperblockRows& x, int64_t row0, int64_t b, float* acc) {
+    const int64_t n_blocks = x.k / kSuperBlock;
+    const float* dx = x.d + row0 * n_blocks + b;
+    const __m512 d = _mm512_loadu_ps(t.d);
+    for (int i = 0; i < rows; ++i, dx += n_blocks, acc += 16) {
+        const __m512i sum = _mm512_add_epi32(_mm512_slli_epi32(_mm512_loadu_si512(high[i]), 8), _mm512_loadu_si512(low[i]));
+        const __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(sum), d);
+        _mm512_storeu_ps(acc, _mm512_fmadd_ps(v, _mm512_set1_ps(*dx), _mm512_loadu_ps(acc)));
+    }
+}
+
+// What the driver below needs of a type: its groups, their unpacking and float step, whether the
+// high plane is signed, and decode's product for fewer rows than a tile is worth.
+struct Q4_KAmx {
+    using Group = Q4_KGroup;
+    using Tiles = Q4_KTiles;
+    static constexpr bool kSignedHigh = false;
+    static void unpack(const Group& g, Tiles& t) { unpack_q4_k_tiles(g, t); }
+    static constexpr auto add_tile = &add_q4_k_tile;
+    static constexpr SuperblockGemmFn decode = &q4_k_groups_superblock_gemm;
+};
+struct Q6_KAmx {
+    using Group = Q6_KGroup;
+    using Tiles = Q6_KTiles;
+    static constexpr bool kSignedHigh = true;
+    static void unpack(const Group& g, Tiles& t) { unpack_q6_k_tiles(g, t); }
+    static constexpr auto add_tile = &add_q6_k_tile;
+    static constexpr SuperblockGemmFn decode = &q6_k_groups_superblock_gemm;
+};
+
 // One or two A tiles (a0, a1: 16 rows 256 bytes apart) against a group super-block t: the sums of
 // C tiles 4 .. 7 (high 0, low 0, high 1, low 1) into sums.
 using TileSums = int32_t[4][16][16];
-template <bool Two>
-void q4_k_tile_products(const int8_t* a0, const int8_t* a1, const Q4_KTiles& t, TileSums& sums) {
+template <class T, bool Two>
+void tile_products(const int8_t* a0, const int8_t* a1, const typename T::Tiles& t, TileSums& sums) {
     _tile_zero(4);
     _tile_zero(5);
     if constexpr (Two) {
@@ -149,11 +218,13 @@ void q4_k_tile_products(const int8_t* a0, const int8_t* a1, const Q4_KTiles& t, 
         _tile_loadd(2, t.high[m], 64);
         _tile_loadd(3, t.low[m], 64);
         _tile_loadd(0, a0 + 64 * m, kSuperBlock);
-        _tile_dpbsud(4, 0, 2);
+        if constexpr (T::kSignedHigh) _tile_dpbssd(4, 0, 2);
+        else _tile_dpbsud(4, 0, 2);
         _tile_dpbsud(5, 0, 3);
         if constexpr (Two) {
             _tile_loadd(1, a1 + 64 * m, kSuperBlock);
-            _tile_dpbsud(6, 1, 2);
+            if constexpr (T::kSignedHigh) _tile_dpbssd(6, 1, 2);
+            else _tile_dpbsud(6, 1, 2);
             _tile_dpbsud(7, 1, 3);
         }
     }
@@ -165,12 +236,12 @@ void q4_k_tile_products(const int8_t* a0, const int8_t* a1, const Q4_KTiles& t, 
     }
 }
 
-// superblock_gemm on Q4_K groups for the amx set: tiles from kAmxMinTokens activation rows on,
+// superblock_gemm on groups of T for the amx set: tiles from kAmxMinTokens activation rows on,
 // decode's group tiles below. Block by block of activation rows and columns, each group's
 // super-blocks are unpacked once and pass over the block's rows.
-void q4_k_groups_amx_gemm(const SuperblockRows& x, int n, const void* w, int64_t ldw, int rows, float* y,
-                          int64_t ldy) {
-    if (n < kAmxMinTokens) return q4_k_groups_superblock_gemm(x, n, w, ldw, rows, y, ldy);
+template <class T>
+void groups_amx_gemm(const SuperblockRows& x, int n, const void* w, int64_t ldw, int rows, float* y, int64_t ldy) {
+    if (n < kAmxMinTokens) return T::decode(x, n, w, ldw, rows, y, ldy);
     const int64_t n_blocks = x.k / kSuperBlock;
     const int groups = rows / kGroupRows, n_tiles = (n + kTileRows - 1) / kTileRows;
     struct alignas(64) TileRows {  // one tile's 16 rows of a super-block
@@ -178,7 +249,7 @@ void q4_k_groups_amx_gemm(const SuperblockRows& x, int n, const void* w, int64_t
     };
     thread_local std::vector<TileRows> a_tile_rows(size_t(kAmxBlockTiles * kAmxBlockSuperblocks));
     int8_t* const a_tiles = a_tile_rows.data()->bytes;
-    thread_local std::vector<Q4_KTiles> unpacked(1);
+    thread_local std::vector<typename T::Tiles> unpacked(1);
     thread_local std::vector<float> acc;  // per group, the block's rows' 16 outputs
     alignas(64) TileSums sums;
     configure_tiles();
@@ -191,19 +262,19 @@ void q4_k_groups_amx_gemm(const SuperblockRows& x, int n, const void* w, int64_t
             copy_activation_tiles(x, n, row0, tiles, b0, nb, a_tiles);
             for (int b = 0; b < nb; ++b)
                 for (int gi = 0; gi < groups; ++gi) {
-                    const auto* group = reinterpret_cast<const Q4_KGroup*>(static_cast<const uint8_t*>(w) + gi * kGroupRows * ldw);
-                    Q4_KTiles& t = unpacked[0];
-                    unpack_q4_k_tiles(group[b0 + b], t);
+                    const auto* group = reinterpret_cast<const typename T::Group*>(static_cast<const uint8_t*>(w) + gi * kGroupRows * ldw);
+                    typename T::Tiles& t = unpacked[0];
+                    T::unpack(group[b0 + b], t);
                     float* group_acc = acc.data() + gi * tiles * kTileRows * 16;
                     for (int tile = 0; tile < tiles; tile += 2) {
                         const int8_t* a0 = a_tiles + (int64_t(tile) * nb + b) * kTileRows * kSuperBlock;
                         const bool two = tile + 1 < tiles;
-                        if (two) q4_k_tile_products<true>(a0, a0 + int64_t(nb) * kTileRows * kSuperBlock, t, sums);
-                        else q4_k_tile_products<false>(a0, nullptr, t, sums);
+                        if (two) tile_products<T, true>(a0, a0 + int64_t(nb) * kTileRows * kSuperBlock, t, sums);
+                        else tile_products<T, false>(a0, nullptr, t, sums);
                         for (int h = 0; h < (two ? 2 : 1); ++h) {
                             const int64_t first = row0 + (tile + h) * kTileRows;
-                            add_q4_k_tile(sums[2 * h], sums[2 * h + 1], int(std::min<int64_t>(kTileRows, n - first)), t, x,
-                                          first, b0 + b, group_acc + (tile + h) * kTileRows * 16);
+                            T::add_tile(sums[2 * h], sums[2 * h + 1], int(std::min<int64_t>(kTileRows, n - first)), t, x,
+                                        first, b0 + b, group_acc + (tile + h) * kTileRows * 16);
                         }
                     }
                 }
@@ -215,6 +286,9 @@ void q4_k_groups_amx_gemm(const SuperblockRows& x, int n, const void* w, int64_t
     }
     _tile_release();
 }
+
+constexpr SuperblockGemmFn q4_k_groups_amx_gemm = &groups_amx_gemm<Q4_KAmx>;
+constexpr SuperblockGemmFn q6_k_groups_amx_gemm = &groups_amx_gemm<Q6_KAmx>;
 
 // peak_probe's int8 half in the amx set: tile products into 4 independent C tiles, operands loaded
 // once.
