@@ -104,6 +104,7 @@ void AppContext::wire() {
 
     connect(list, &ConversationList::saveRequested, saver_.get(), &ConversationSaver::save, q);
     connect(list, &ConversationList::removeRequested, saver_.get(), &ConversationSaver::remove, q);
+    connect(saver_.get(), &ConversationSaver::saved, list, &ConversationList::onSaved, q);
     connect(saver_.get(), &ConversationSaver::failed, this, [this](const QString& m) {
         save_error_ = m;
         showError(m);

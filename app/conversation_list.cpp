@@ -17,7 +17,10 @@ QString title_from(const QString& text) {
 }  // namespace
 
 ConversationList::ConversationList(const QString& dataDir, QSettings* settings, QObject* parent)
-    : QObject(parent), store_(dataDir), settings_(settings) {
+    : QObject(parent),
+      store_(dataDir),
+      journal_(dataDir.isEmpty() ? QString() : dataDir + "/drafts.journal"),
+      settings_(settings) {
     undo_timer_.setSingleShot(true);
     undo_timer_.setInterval(kUndoMs);
     connect(&undo_timer_, &QTimer::timeout, this, &ConversationList::commitDelete);
@@ -43,6 +46,19 @@ void ConversationList::loadSaved() {
         settings_.adopt(record.id);  // one saved before conversations kept their own settings keeps today's
         restore(model_.append(ConversationItem(std::move(record))));
     }
+    // Drafts typed after their conversation's last save (the app was killed): back, and saved.
+    QHash<QString, QString> typed = journal_.recover();
+    for (auto it = typed.begin(); it != typed.end();) {
+        ConversationItem* c = model_.find(it.key());
+        if (!c || c->draft == it.value()) {
+            it = typed.erase(it);
+            continue;
+        }
+        c->draft = it.value();
+        save(c);
+        ++it;
+    }
+    journal_.restart(typed);
     if (!errors.isEmpty())
         emit errorOccurred((errors.size() == 1 ? tr("A saved conversation could not be read: ")
                                                : tr("%1 saved conversations could not be read: ").arg(errors.size())) +
@@ -118,6 +134,11 @@ ConversationItem* ConversationList::createConversation() {
     ConversationItem* added = model_.prepend(std::move(c));
     emit requestFormat(added->id, added->format, conversation_date(*added));
     return added;
+}
+
+void ConversationList::setDraft(ConversationItem* c, const QString& text) {
+    journal_.record(c->id, c->draft, text);
+    c->draft = text;
 }
 
 void ConversationList::save(ConversationItem* c) {
@@ -219,6 +240,7 @@ void ConversationList::commitDelete() {
     undo_timer_.stop();
     const QString id = deleted_->conversation->id;
     deleted_.reset();
+    journal_.forget(id);
     emit removeRequested(id);
     settings_.forget(id);
     emit requestDelete(id);

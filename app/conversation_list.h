@@ -14,6 +14,7 @@
 #include "conversation_list_model.h"
 #include "conversation_settings.h"
 #include "conversation_store.h"
+#include "draft_journal.h"
 #include "message_list_model.h"
 
 // What the loaded model gives conversations: new ones its format and context, answers its name.
@@ -63,6 +64,8 @@ public:
     // A conversation still untitled takes its first message's words as its title.
     void nameAfter(ConversationItem* c, const QString& text);
     void setTitle(ConversationItem* c, const QString& title);
+    // The one way a draft changes: the journal has the change before this returns (draft_journal.h).
+    void setDraft(ConversationItem* c, const QString& text);
     void setFormat(ConversationItem* c, llamadesk::ChatFormat format);
     // Gives the worker c's remembered turns again (its history changed before its end).
     void restore(const ConversationItem* c);
@@ -82,6 +85,8 @@ public slots:
     void onModelLoaded(const QString& path, const QString& tokenizer, const llamadesk::ModelInfo& info);
     void onStatsChanged(const QString& key, const llamadesk::ConversationStats& conversation,
                         const llamadesk::PoolStats& pool);
+    // The saver wrote this conversation with this draft.
+    void onSaved(const QString& id, const QString& draft) { journal_.saved(id, draft); }
 
 signals:
     // date: the conversation's day (conversation_date()), which Llama 3.1's header writes.
@@ -119,6 +124,7 @@ private:
     void commitDelete();
 
     ConversationStore store_;
+    DraftJournal journal_;
     ConversationListModel model_;
     MessageListModel messages_;
     ConversationSettings settings_;

@@ -23,6 +23,7 @@ void ConversationSaver::flush() {
     for (auto it = pending_.begin(); it != pending_.end();) {
         QString error;
         if (store_.save(*it, &error)) {
+            emit saved(it->id, it->draft);
             it = pending_.erase(it);
         } else {
             if (first_error.isEmpty())

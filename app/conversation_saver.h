@@ -30,6 +30,8 @@ signals:
     void failed(const QString& message);
     // Every save that had failed is now on disk.
     void recovered();
+    // This conversation's file now holds this draft (what the draft journal waits for).
+    void saved(const QString& id, const QString& draft);
 
 private:
     ConversationStore store_;

@@ -33,7 +33,7 @@ void MessageComposer::setDraft(const QString& text) {
         return;
     if (unsaved_draft_ != c->id)
         saveDraft();  // another conversation's, typed just before the switch
-    c->draft = text;
+    list_->setDraft(c, text);
     unsaved_draft_ = c->id;
     emit draftChanged();
     emit draftMeasured();  // the count shown is now of an older text
@@ -107,7 +107,7 @@ void MessageComposer::send(const QString& text) {
         }
     }
     if (c->draft == text) {
-        c->draft.clear();
+        list_->setDraft(c, QString());
         emit draftChanged();
     }
     generation_->start(c, text);
@@ -140,9 +140,9 @@ void MessageComposer::onContextFilled(ConversationItem* c) {
 
 void MessageComposer::returnToDraft(ConversationItem* c, const QString& text) {
     if (c->draft.trimmed().isEmpty())
-        c->draft = text;
+        list_->setDraft(c, text);
     else if (!c->draft.contains(text))
-        c->draft = text + "\n\n" + c->draft;
+        list_->setDraft(c, text + "\n\n" + c->draft);
     if (c == list_->current())
         emit draftChanged();
 }
@@ -162,7 +162,7 @@ void MessageComposer::dropOldestTurnsAndContinue() {
     if (pending.isEmpty())
         return;
     if (c->draft == pending) {
-        c->draft.clear();
+        list_->setDraft(c, QString());
         emit draftChanged();
     }
     generation_->start(c, pending);
@@ -172,13 +172,13 @@ void MessageComposer::continueInNewConversation() {
     const QString text = std::exchange(pending_text_, QString());
     setContextFull(false);
     if (ConversationItem* old = list_->current(); old && !text.isEmpty() && old->draft == text) {
-        old->draft.clear();
+        list_->setDraft(old, QString());
         list_->save(old);
     }
     list_->newConversation();
     if (text.isEmpty())
         return;
-    list_->current()->draft = text;
+    list_->setDraft(list_->current(), text);
     emit draftChanged();
     send(text);
 }

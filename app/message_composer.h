@@ -1,5 +1,5 @@
-// The composer: what it holds for the current conversation (the conversation's draft, saved as it
-// is typed), what sending it would cost in tokens, sending it, and what happens to a message that
+// The composer: what it holds for the current conversation (the conversation's draft, journaled as
+// it is typed and saved in its conversation a second after the last key), what sending it would cost in tokens, sending it, and what happens to a message that
 // does not fit: it stays in the composer and waits for the context-full choice (drop the oldest
 // turns, or a new conversation). A question the engine refuses comes back here too.
 #pragma once
@@ -65,7 +65,7 @@ signals:
 
 private:
     static constexpr int kMeasureDelayMs = 150;
-    static constexpr int kDraftSaveMs = 1000;
+    static constexpr int kDraftSaveMs = 1000;  // the journal holds the keys in between
 
     void onShown();
     void onRefused(ConversationItem* c, const QString& question, const llamadesk::Status& status);

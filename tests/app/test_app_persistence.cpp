@@ -82,6 +82,30 @@ int stream_until_saved(const QString& root, const QString& model) {
     return wait_until([] { return false; }, 120000) ? 0 : 1;
 }
 
+// What the child types before it is killed: a first part it leaves a second to be saved, then
+// the rest key by key.
+const QString kTypedFirst = QStringLiteral("Dear model, ");
+const QString kTypedLast = QStringLiteral("the last words typed, ünïcødé 🦙, before the kill");
+
+// The child: types kTypedFirst, waits for it to be saved, types kTypedLast a character at a time,
+// says so, and stops its GUI thread at once, as a kill 0 s after the last key would find it.
+int type_then_stop(const QString& root) {
+    AppFixture f(root);
+    f.app->start(QString());
+    f.app->conversations()->newConversation();
+    f.app->composer()->setDraft(kTypedFirst);
+    wait_until([] { return false; }, 1500);  // the draft's deferred save
+    QString text = kTypedFirst;
+    for (const QChar ch : kTypedLast) {
+        text += ch;
+        f.app->composer()->setDraft(text);
+    }
+    std::fputs((f.app->conversations()->currentId() + "\n").toUtf8().constData(), stdout);
+    std::fflush(stdout);
+    QThread::sleep(3600);  // until killed
+    return 1;
+}
+
 }  // namespace
 
 class PersistenceTest : public QObject {
@@ -375,6 +399,34 @@ private slots:
         QCOMPARE(f.app->composer()->draft(), QString("half a thought"));
     }
 
+    // kill -9 right after the last key: every character typed is there after a restart (the
+    // conversation file had only what was typed a second before), and is saved in its file.
+    void draftTypedJustBeforeAKillSurvives() {
+        QTemporaryDir dir;
+        QProcess child;
+        child.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        child.start(QCoreApplication::applicationFilePath(), {"--type-then-stop", dir.path()});
+        QVERIFY(child.waitForStarted());
+        QVERIFY2(child.waitForReadyRead(60000), "the child never typed");
+        const QString id = QString::fromUtf8(child.readLine().trimmed());
+        child.kill();
+        QVERIFY(child.waitForFinished());
+        const ConversationRecord before = ConversationStore(dir.path() + "/data").loadAll().value(0);
+        QCOMPARE(before.draft, kTypedFirst);  // the file alone would lose the last keys
+
+        {
+            AppFixture f(dir.path());
+            f.app->start(QString());
+            QCOMPARE(f.app->conversations()->currentId(), id);
+            QCOMPARE(f.app->composer()->draft(), kTypedFirst + kTypedLast);
+            QTRY_COMPARE_WITH_TIMEOUT(ConversationStore(dir.path() + "/data").loadAll().value(0).draft,
+                                      kTypedFirst + kTypedLast, 10000);
+        }
+        AppFixture again(dir.path());  // and once more: the journal gave it to the file, no twice
+        again.app->start(QString());
+        QCOMPARE(again.app->composer()->draft(), kTypedFirst + kTypedLast);
+    }
+
     // The data folder turns read-only while conversations change, then writable again: the saves
     // that failed are said once, retried, and end on disk in their newest version.
     void failedSavesAreRetried() {
@@ -512,6 +564,10 @@ private slots:
 int main(int argc, char** argv) {
     if (argc == 3 && QByteArray(argv[1]) == "--save-loop")
         return save_loop(QString::fromLocal8Bit(argv[2]));
+    if (argc == 3 && QByteArray(argv[1]) == "--type-then-stop") {
+        QGuiApplication application(argc, argv);
+        return type_then_stop(QString::fromLocal8Bit(argv[2]));
+    }
     if (argc == 4 && QByteArray(argv[1]) == "--stream-until-saved") {
         QGuiApplication application(argc, argv);
         return stream_until_saved(QString::fromLocal8Bit(argv[2]), QString::fromLocal8Bit(argv[3]));
