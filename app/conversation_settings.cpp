@@ -14,7 +14,8 @@ void ConversationSettings::forget(const QString& id) { settings_->remove("conver
 namespace {
 
 const QString kSystemPrompt = "systemPrompt";
-const char* const kSamplingKeys[] = {"temperature", "topP", "topK", "repeatPenalty", "maxNewTokens", "seed"};
+const char* const kSamplingKeys[] = {"temperature", "topP",        "topK",         "minP",
+                                     "repeatPenalty", "stopStrings", "maxNewTokens", "seed"};
 
 QString own_key(const QString& id, const QString& key) { return "conversations/" + id + "/" + key; }
 
@@ -54,6 +55,7 @@ QString ConversationSettings::samplingError(const QVariantMap& sampling) {
     check.temperature = float(sampling.value("temperature", check.temperature).toDouble());
     check.top_p = float(sampling.value("topP", check.top_p).toDouble());
     check.top_k = sampling.value("topK", check.top_k).toInt();
+    check.min_p = float(sampling.value("minP", check.min_p).toDouble());
     check.repeat_penalty = float(sampling.value("repeatPenalty", check.repeat_penalty).toDouble());
     const llamadesk::Status s = llamadesk::validate_sampling(check);
     return s.ok() ? QString() : QString::fromStdString(s.message);
@@ -112,6 +114,18 @@ void ConversationSettings::setTopK(int v) {
     setSampling("topK", v, s);
 }
 
+void ConversationSettings::setMinP(double v) {
+    llamadesk::SamplingParams s = generateParams().sampling;
+    s.min_p = float(v);
+    setSampling("minP", v, s);
+}
+
+void ConversationSettings::setStopStrings(const QString& lines) {
+    QStringList strings = lines.split('\n');
+    strings.removeAll(QString());
+    setValue("stopStrings", strings);
+}
+
 void ConversationSettings::setRepeatPenalty(double v) {
     llamadesk::SamplingParams s = generateParams().sampling;
     s.repeat_penalty = float(v);
@@ -139,7 +153,10 @@ llamadesk::GenerateParams ConversationSettings::generateParams() const {
     p.sampling.temperature = float(temperature());
     p.sampling.top_p = float(topP());
     p.sampling.top_k = topK();
+    p.sampling.min_p = float(minP());
     p.sampling.repeat_penalty = float(repeatPenalty());
+    for (const QString& stop : value("stopStrings", QStringList()).toStringList())
+        p.stop_strings.push_back(stop.toStdString());
     p.sampling.seed = seed();
     p.max_new_tokens = maxNewTokens();
     p.system_prompt = systemPrompt().toStdString();

@@ -20,7 +20,10 @@ class ConversationSettings : public QObject {
     Q_PROPERTY(double temperature READ temperature WRITE setTemperature NOTIFY changed)
     Q_PROPERTY(double topP READ topP WRITE setTopP NOTIFY changed)
     Q_PROPERTY(int topK READ topK WRITE setTopK NOTIFY changed)
+    Q_PROPERTY(double minP READ minP WRITE setMinP NOTIFY changed)
     Q_PROPERTY(double repeatPenalty READ repeatPenalty WRITE setRepeatPenalty NOTIFY changed)
+    // Where an answer ends besides EOS: one string per line.
+    Q_PROPERTY(QString stopStrings READ stopStrings WRITE setStopStrings NOTIFY changed)
     Q_PROPERTY(int maxNewTokens READ maxNewTokens WRITE setMaxNewTokens NOTIFY changed)
     Q_PROPERTY(int seed READ seed WRITE setSeed NOTIFY changed)
     // Why the last sampling value was refused; cleared by the next accepted value.
@@ -36,15 +39,18 @@ public:
     llamadesk::GenerateParams generateParams() const;
 
     QString systemPrompt() const { return systemPromptOf(id_); }
-    double temperature() const { return value("temperature", 0.8).toDouble(); }
-    double topP() const { return value("topP", 0.95).toDouble(); }
-    int topK() const { return value("topK", 40).toInt(); }
-    double repeatPenalty() const { return value("repeatPenalty", 1.1).toDouble(); }
+    // Unset values are the engine's defaults (llamadesk::SamplingParams), as in the CLI.
+    double temperature() const { return value("temperature", kEngineSampling.temperature).toDouble(); }
+    double topP() const { return value("topP", kEngineSampling.top_p).toDouble(); }
+    int topK() const { return value("topK", kEngineSampling.top_k).toInt(); }
+    double minP() const { return value("minP", kEngineSampling.min_p).toDouble(); }
+    double repeatPenalty() const { return value("repeatPenalty", kEngineSampling.repeat_penalty).toDouble(); }
+    QString stopStrings() const { return value("stopStrings", QStringList()).toStringList().join('\n'); }
     int maxNewTokens() const { return value("maxNewTokens", 256).toInt(); }
-    int seed() const { return value("seed", -1).toInt(); }  // < 0: random
+    int seed() const { return value("seed", qlonglong(kEngineSampling.seed)).toInt(); }  // < 0: random
     QString systemPromptOf(const QString& id) const;
-    // Conversation id's own sampling values by their settings keys (temperature, topP, topK,
-    // repeatPenalty, maxNewTokens, seed), for export.
+    // Conversation id's own sampling values by their settings keys (temperature, topP, topK, minP,
+    // repeatPenalty, stopStrings, maxNewTokens, seed), for export.
     QVariantMap samplingOf(const QString& id) const;
     // An imported conversation's settings; values the engine would refuse are refused as a whole:
     // returns why, and nothing is written.
@@ -60,7 +66,9 @@ public:
     void setTemperature(double v);
     void setTopP(double v);
     void setTopK(int v);
+    void setMinP(double v);
     void setRepeatPenalty(double v);
+    void setStopStrings(const QString& lines);
     void setMaxNewTokens(int v) { setValue("maxNewTokens", v); }
     void setSeed(int v) { setValue("seed", v); }
 
@@ -69,6 +77,8 @@ signals:
     void lastErrorChanged();
 
 private:
+    static inline const llamadesk::SamplingParams kEngineSampling{};
+
     QVariant value(const QString& key, const QVariant& fallback) const;
     void setValue(const QString& key, const QVariant& v);
     void setSampling(const QString& key, const QVariant& v, const llamadesk::SamplingParams& with_v);

@@ -90,7 +90,12 @@ Dialog {
                 onMoved: (v) => dialog.conversation.topP = v
             }
             SliderRow {
-                label: qsTr("Repetition penalty"); from: 1; to: 2; stepSize: 0.01
+                label: qsTr("Min-p (0: off)"); from: 0; to: 1; stepSize: 0.01
+                value: dialog.conversation.minP
+                onMoved: (v) => dialog.conversation.minP = v
+            }
+            SliderRow {
+                label: qsTr("Repetition penalty (1: off)"); from: 1; to: 2; stepSize: 0.01
                 value: dialog.conversation.repeatPenalty
                 onMoved: (v) => dialog.conversation.repeatPenalty = v
             }
@@ -98,6 +103,19 @@ Dialog {
                 label: qsTr("Top-k (0: off)"); from: 0; to: 1000
                 value: dialog.conversation.topK
                 onModified: (v) => dialog.conversation.topK = v
+            }
+            RowLayout {
+                Layout.fillWidth: true
+                Label { text: qsTr("Stop strings (one per line)"); Layout.preferredWidth: 180; Layout.alignment: Qt.AlignTop }
+                PlainTextArea {
+                    objectName: "stopStrings"
+                    Layout.fillWidth: true
+                    Layout.preferredHeight: 50
+                    placeholderText: qsTr("e.g. ###")
+                    Accessible.name: qsTr("Stop strings, one per line")
+                    text: dialog.conversation.stopStrings
+                    onEditingFinished: dialog.conversation.stopStrings = text
+                }
             }
             SpinRow {
                 label: qsTr("Max new tokens"); from: 1; to: 32768

@@ -33,6 +33,8 @@ private slots:
                                   << "top-k must be 0 or more (0 turns it off), not -1";
         QTest::newRow("repeat penalty 0") << QByteArray("repeatPenalty") << QVariant(0.0)
                                           << "repeat penalty must be more than 0 (1 turns it off), not 0";
+        QTest::newRow("min-p 2") << QByteArray("minP") << QVariant(2.0)
+                                 << "min-p must be in [0, 1] (0 turns it off), not 2";
     }
 
     void out_of_range_is_refused() {
@@ -49,6 +51,42 @@ private slots:
         QCOMPARE(settings_->lastError(), error);
         QCOMPARE(error_changed.count(), 1);
         QVERIFY(llamadesk::validate_sampling(settings_->generateParams().sampling).ok());
+    }
+
+    // One set of defaults: what a conversation nobody has tuned samples with is the engine's own
+    // (the CLI's), min-p and the repetition penalty (off) included.
+    void defaults_are_the_engines() {
+        const llamadesk::SamplingParams engine;
+        const llamadesk::SamplingParams window = settings_->generateParams().sampling;
+        QCOMPARE(window.temperature, engine.temperature);
+        QCOMPARE(window.top_p, engine.top_p);
+        QCOMPARE(window.top_k, engine.top_k);
+        QCOMPARE(window.min_p, engine.min_p);
+        QCOMPARE(window.repeat_penalty, engine.repeat_penalty);
+        QCOMPARE(engine.repeat_penalty, 1.0f);  // off, as in llama.cpp's tools
+        QCOMPARE(window.seed, engine.seed);
+        QVERIFY(settings_->generateParams().stop_strings.empty());
+    }
+
+    // Min-p and stop strings reach the engine, are the conversation's own and travel with its
+    // export (samplingOf).
+    void min_p_and_stop_strings_reach_the_engine() {
+        settings_->setMinP(0.1);
+        settings_->setStopStrings("###\n\nUser:\n");
+        QCOMPARE(settings_->generateParams().sampling.min_p, 0.1f);
+        QCOMPARE(settings_->generateParams().stop_strings, (std::vector<std::string>{"###", "User:"}));
+        QCOMPARE(settings_->stopStrings(), QString("###\nUser:"));
+        const QVariantMap own = settings_->samplingOf("c1");
+        QCOMPARE(own.value("minP").toDouble(), 0.1);
+        QCOMPARE(own.value("stopStrings").toStringList(), (QStringList{"###", "User:"}));
+        settings_->adopt("c2");  // a new conversation starts from the latest choice
+        settings_->setConversation("c2");
+        QCOMPARE(settings_->minP(), 0.1);
+        settings_->setStopStrings(QString());
+        QVERIFY(settings_->generateParams().stop_strings.empty());
+        settings_->setConversation("c1");
+        QCOMPARE(settings_->stopStrings(), QString("###\nUser:"));
+        QCOMPARE(ConversationSettings::samplingError({{"minP", 1.5}}), QString("min-p must be in [0, 1] (0 turns it off), not 1.5"));
     }
 
     void a_valid_value_clears_the_error() {
@@ -92,7 +130,7 @@ private slots:
         settings_->adopt("c2");
         settings_->setTemperature(0.3);
         settings_->setConversation("c2");
-        QCOMPARE(settings_->temperature(), 0.8);  // the built-in default, as before c1 changed
+        QCOMPARE(settings_->temperature(), double(llamadesk::SamplingParams().temperature));  // the default, as before c1 changed
         settings_->adopt("c3");
         settings_->setConversation("c3");
         QCOMPARE(settings_->temperature(), 0.3);

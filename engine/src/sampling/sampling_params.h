@@ -6,12 +6,13 @@
 namespace llamadesk {
 
 // Valid ranges are given first; validate_sampling() checks them and generate() refuses the rest.
+// The defaults are everyone's (the window, the CLI, the benches): those of llama.cpp's tools.
 struct SamplingParams {
     float temperature = 0.8f;    // >= 0; 0: greedy
     int top_k = 40;              // >= 0; 0: off
     float top_p = 0.95f;         // (0, 1]; 1: off
     float min_p = 0.05f;         // [0, 1]; 0: off
-    float repeat_penalty = 1.1f; // > 0; 1: off
+    float repeat_penalty = 1.0f; // > 0; 1: off
     int repeat_last_n = 64;      // >= 0; how many recent tokens the penalty looks at
     int64_t seed = -1;           // any; < 0: a random seed; otherwise runs are reproducible
 };

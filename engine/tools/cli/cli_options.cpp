@@ -91,7 +91,6 @@ const char* usage() {
 Options parse_options(int argc, char** argv) {
     Options o;
     o.generate.max_new_tokens = 256;
-    o.generate.sampling.repeat_penalty = 1.0f;  // off unless asked, as in llama.cpp's tools
     bool have_mode = false;
     auto set_mode = [&](Mode m, const std::string& option) {
         if (have_mode)

@@ -51,7 +51,11 @@ std::vector<Message> read_messages(const std::string& path) {
         if (!role || role->kind != JsonValue::Kind::String || !content || content->kind != JsonValue::Kind::String)
             fail(ErrorCode::InvalidArgument, path + ": message " + std::to_string(messages.size()) +
                                                  " needs a string \"role\" and \"content\"");
-        messages.push_back({role->string, content->string});
+        const std::string& r = role->string;
+        if (r != "user" && r != "assistant" && r != "system")
+            fail(ErrorCode::InvalidArgument, path + ": message " + std::to_string(messages.size()) + " has the role \"" +
+                                                 r + "\"; the roles are \"system\" (first only), \"user\" and \"assistant\"");
+        messages.push_back({r, content->string});
     }
     return messages;
 }

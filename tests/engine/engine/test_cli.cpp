@@ -143,6 +143,13 @@ private slots:
         const test::ProgramRun bad = run_cli({"--model", llama3_model(), "--messages", ends_with_answer, "--print-prompt"});
         QCOMPARE(bad.exit_code, 1);
         QVERIFY2(bad.err.contains("ends with the assistant's message"), bad.err.constData());
+        // A role of none of the three is named as such, not taken for a turn out of order.
+        const QString bot = write_file("bot.json", R"([{"role": "user", "content": "a"}, {"role": "bot", "content": "b"}])");
+        const test::ProgramRun unknown = run_cli({"--model", llama3_model(), "--messages", bot, "--print-prompt"});
+        QCOMPARE(unknown.exit_code, 1);
+        QVERIFY2(unknown.err.contains("message 1 has the role \"bot\"; the roles are \"system\" (first only), "
+                                      "\"user\" and \"assistant\""),
+                 unknown.err.constData());
     }
 
     // Without a template, <|eot_id|> in the vocabulary means Llama 3; --chat says which format it uses.
@@ -169,6 +176,7 @@ private slots:
         QCOMPARE(r.out, QByteArray::fromStdString(prompt + g.text));
         QVERIFY(r.err.contains("[stats]"));
         QVERIFY(!r.out.contains("[stats]"));
+        QVERIFY2(r.err.contains("(CPU, 1 thread, "), r.err.constData());  // run_cli passes --threads 1
     }
 
     // The contract checked from outside: --ctx-size N --context-full shift|stop -n K --stats.
