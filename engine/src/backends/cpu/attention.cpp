@@ -48,6 +48,18 @@ void gather_transposed(const KvStorage& kv, BlockTableView table, int layer, int
     }
 }
 
+// The keys or values of the block holding position pos (nothing past n_ctx), asked for into the
+// caches: a head's rows in one block are a few KiB, and blocks lie anywhere in the pool, so the
+// hardware's prefetchers, which follow a run of lines within a page, start cold at every block.
+constexpr int kPrefetchBlocks = 2;
+void prefetch_block(const KvStorage& kv, BlockTableView table, int layer, int k_or_v, int kv_head, int pos, int n_ctx) {
+    if (pos >= n_ctx) return;
+    const int block_size = kv.layout.block_size;
+    const auto* rows = static_cast<const char*>(kv.row(kv_slot(table.blocks, block_size, pos).block, layer, k_or_v, kv_head, 0));
+    const int64_t bytes = int64_t(std::min(block_size, n_ctx - pos)) * kv.row_bytes();
+    for (int64_t at = 0; at < bytes; at += 64) __builtin_prefetch(rows + at);
+}
+
 }  // namespace
 
 void Attention::run(ThreadPool& pool, const Kernels& kernels, int layer, const float* q, int n,
@@ -102,6 +114,7 @@ void Attention::run(ThreadPool& pool, const Kernels& kernels, int layer, const f
             const KvSlot slot = kv_slot(table.blocks, block_size, pos);
             const void* keys = kv.row(slot.block, layer, 0, kv_head, 0);  // (block_size, head_dim)
             const int n_keys = std::min(block_size, n_ctx - pos);
+            prefetch_block(kv, table, layer, 0, kv_head, pos + kPrefetchBlocks * block_size, n_ctx);
             if (quantized_keys)
                 cached.quantized_gemm(queries_q, n_rows, keys, kv.row_bytes(), n_keys, head_dim_, s.scores.data() + pos,
                                       ld_scores);
@@ -132,6 +145,7 @@ void Attention::run(ThreadPool& pool, const Kernels& kernels, int layer, const f
         for (int pos = 0; pos < n_ctx && !narrow; pos += block_size) {
             const KvSlot slot = kv_slot(table.blocks, block_size, pos);
             const void* values = kv.row(slot.block, layer, 1, kv_head, 0);  // (block_size, head_dim)
+            prefetch_block(kv, table, layer, 1, kv_head, pos + kPrefetchBlocks * block_size, n_ctx);
             cached.weighted_rows(s.scores.data() + pos, ld_scores, n_rows, values, head_dim_,
                                  std::min(block_size, n_ctx - pos), head_dim_, s.outputs.data(), head_dim_);
         }
