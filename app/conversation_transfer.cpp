@@ -1,10 +1,13 @@
 #include "conversation_transfer.h"
 
 #include <QClipboard>
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QGuiApplication>
 #include <QRegularExpression>
 #include <QSaveFile>
+#include <QStandardPaths>
 #include <QUuid>
 
 #include "conversation_list.h"
@@ -21,6 +24,11 @@ ConversationTransfer::ConversationTransfer(ConversationList* list, QObject* pare
 
 ConversationExport ConversationTransfer::exportOf(const ConversationRecord& c) const {
     return {c, list_->settings()->systemPromptOf(c.id), list_->settings()->samplingOf(c.id)};
+}
+
+QUrl ConversationTransfer::startFolder() {
+    const QString documents = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    return QUrl::fromLocalFile(!documents.isEmpty() && QFileInfo(documents).isDir() ? documents : QDir::homePath());
 }
 
 bool ConversationTransfer::write(const QUrl& file, const QByteArray& bytes, const QString& what) {

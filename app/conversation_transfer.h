@@ -26,6 +26,9 @@ public:
     Q_INVOKABLE int importFile(const QUrl& file);
     // A file name for a save dialog: the conversation's title without characters file systems refuse.
     Q_INVOKABLE QString suggestedName(int row, const QString& extension) const;
+    // Where the export and import dialogs open: the documents folder, or the home folder where there
+    // is none (a fresh account has no ~/Documents until something makes it).
+    Q_INVOKABLE static QUrl startFolder();
     Q_INVOKABLE void copyText(const QString& text);
 
 signals:

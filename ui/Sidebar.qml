@@ -3,7 +3,6 @@
 // from the ⋯ menu. Each row shows its message count and how many of its tokens the KV cache holds
 // (not known when the model runs on a server: its cache is the server's), or, while searching, a
 // line of its matching text.
-import QtCore
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Dialogs
@@ -320,7 +319,7 @@ Rectangle {
         id: exportDialog
         objectName: "exportDialog"
         property string mode: "json"  // "md", "json" or "all"
-        // In the documents folder, named after the conversation.
+        // In the documents folder (or home), named after the conversation.
         function start(how) {
             mode = how
             const name = how === "all" ? qsTr("LlamaDesk conversations.json")
@@ -328,7 +327,7 @@ Rectangle {
             selectedFile = currentFolder + "/" + encodeURIComponent(name)
             open()
         }
-        currentFolder: StandardPaths.writableLocation(StandardPaths.DocumentsLocation)
+        currentFolder: sidebar.transfer.startFolder()
         fileMode: FileDialog.SaveFile
         acceptLabel: qsTr("Export")
         title: mode === "all" ? qsTr("Export all conversations") : qsTr("Export a conversation")
@@ -344,7 +343,7 @@ Rectangle {
         id: importDialog
         objectName: "importDialog"
         title: qsTr("Import conversations")
-        currentFolder: StandardPaths.writableLocation(StandardPaths.DocumentsLocation)
+        currentFolder: sidebar.transfer.startFolder()
         acceptLabel: qsTr("Import")
         nameFilters: [qsTr("LlamaDesk export (*.json)"), qsTr("All files (*)")]
         onAccepted: sidebar.transfer.importFile(selectedFile)

@@ -4,6 +4,7 @@
 // nothing and says why; a folder that cannot be written says so.
 #include <QClipboard>
 #include <QGuiApplication>
+#include <QDir>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -154,6 +155,23 @@ private slots:
         QVERIFY(!transfer()->exportJson(0, QUrl::fromLocalFile(out_.filePath("no-such-folder/x.json"))));
         QCOMPARE(failed.size(), 1);
         QVERIFY(failed[0][0].toString().contains("no-such-folder/x.json"));
+    }
+
+    // The dialogs open where a file can be written: the documents folder, or home in a fresh
+    // account that has none yet (the export failed there with "No such file or directory").
+    void dialogsStartInAFolderThatExists() {
+        QTemporaryDir home;
+        const QByteArray old_home = qgetenv("HOME"), old_config = qgetenv("XDG_CONFIG_HOME");
+        qputenv("HOME", home.path().toUtf8());
+        qputenv("XDG_CONFIG_HOME", (home.path() + "/.config").toUtf8());
+        const QUrl fresh = ConversationTransfer::startFolder();
+        QVERIFY(QDir(home.path()).mkpath("Documents"));
+        const QUrl with_documents = ConversationTransfer::startFolder();
+        qputenv("HOME", old_home);
+        if (old_config.isNull()) qunsetenv("XDG_CONFIG_HOME");
+        else qputenv("XDG_CONFIG_HOME", old_config);
+        QCOMPARE(fresh, QUrl::fromLocalFile(home.path()));
+        QCOMPARE(with_documents, QUrl::fromLocalFile(home.path() + "/Documents"));
     }
 
     void suggestedNamesAreFileNames() {
