@@ -53,7 +53,7 @@ Rectangle {
             ToolTip.delay: 500
         }
         Label { text: qsTr("Format"); color: Theme.muted; font.pixelSize: Theme.px(12); visible: header.width > 560 }
-        ComboBox {
+        ChoiceBox {
             objectName: "formatSelector"
             Accessible.name: qsTr("Chat format")
             model: header.format.formats

@@ -77,7 +77,7 @@ Dialog {
                 enabled: dialog.maySend && !models.busy
                 onClicked: models.fetch(urlField.text, keyField.text)
             }
-            ComboBox {
+            ChoiceBox {
                 id: modelBox
                 objectName: "remoteModelBox"
                 Accessible.name: qsTr("Model on the server")

@@ -139,7 +139,7 @@ Dialog {
             RowLayout {
                 Layout.fillWidth: true
                 Label { text: qsTr("Theme"); Layout.preferredWidth: 180 }
-                ComboBox {
+                ChoiceBox {
                     objectName: "themeSelector"
                     Accessible.name: qsTr("Theme")
                     textRole: "name"
@@ -224,7 +224,7 @@ Dialog {
             RowLayout {
                 Layout.fillWidth: true
                 Label { text: qsTr("KV cache type"); Layout.preferredWidth: 180 }
-                ComboBox {
+                ChoiceBox {
                     objectName: "kvCacheTypeSelector"
                     Accessible.name: qsTr("KV cache type")
                     model: dialog.appSettings.kvCacheTypes

@@ -125,6 +125,26 @@ Item {
             return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05)
         }
 
+        // A drop-down's list shows its current entry (it was white on white in the window).
+        function test_a_drop_down_shows_its_current_entry_data() {
+            return [{ tag: "light", dark: false }, { tag: "dark", dark: true }]
+        }
+        function test_a_drop_down_shows_its_current_entry(data) {
+            Theme.dark = data.dark
+            const box = findChild(view, "formatSelector")
+            box.popup.open()
+            tryVerify(() => box.popup.opened)
+            const current = box.popup.contentItem.itemAtIndex(box.currentIndex)
+            verify(current.highlighted)
+            const ratio = contrast(current.contentItem.color, current.background.color)
+            const colors = [String(current.contentItem.color), String(current.background.color)]
+            box.popup.close()
+            // the theme's own colours, as everywhere else in the window (this harness has the style's
+            // default palette, under which the old list looked right)
+            compare(colors, [String(Theme.text), String(Theme.codeBackground)])
+            verify(ratio >= 4.5, `${data.tag}: the current entry's text ${current.contentItem.color} is ${ratio.toFixed(2)}:1 on its background ${current.background.color}`)
+        }
+
         function test_text_contrast_in_both_themes_data() {
             return [{ tag: "light", dark: false }, { tag: "dark", dark: true }]
         }
