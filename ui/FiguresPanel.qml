@@ -152,6 +152,7 @@ Pane {
         }
 
         SpeedChart {
+            objectName: "speedChart"
             visible: !panel.server
             Layout.fillWidth: true
             Layout.preferredHeight: 90

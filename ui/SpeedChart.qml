@@ -7,6 +7,10 @@ Canvas {
 
     onValuesChanged: requestPaint()
     onWidthChanged: requestPaint()
+    Connections {  // painted colours do not follow the theme by themselves
+        target: Theme
+        function onDarkChanged() { chart.requestPaint() }
+    }
 
     onPaint: {
         const ctx = getContext("2d")

@@ -145,6 +145,20 @@ Item {
             verify(ratio >= 4.5, `${data.tag}: the current entry's text ${current.contentItem.color} is ${ratio.toFixed(2)}:1 on its background ${current.background.color}`)
         }
 
+        // The throughput chart is painted, not bound: it stayed a light box in the dark theme. A
+        // change of theme paints it again.
+        SignalSpy { id: chartPainted; signalName: "paint" }
+        function test_the_speed_chart_follows_the_theme() {
+            const chart = findChild(view, "speedChart")
+            verify(chart.visible)
+            chartPainted.target = chart
+            for (const dark of [true, false]) {
+                chartPainted.clear()
+                Theme.dark = dark
+                tryVerify(() => chartPainted.count > 0, 3000, "no paint in the " + (dark ? "dark" : "light") + " theme")
+            }
+        }
+
         function test_text_contrast_in_both_themes_data() {
             return [{ tag: "light", dark: false }, { tag: "dark", dark: true }]
         }
