@@ -159,6 +159,8 @@ void q4_k_group_tile(const SuperblockRows& x, const Q4_KGroup* group, float* y, 
         for (int i = 0; i < RM; ++i) sum[i] = V::zero_i();
 #pragma GCC unroll 4
         for (int m = 0; m < 4; ++m) {  // chunks 2m (low nibbles) and 2m + 1 (high)
+            // chunk sums: dpbusd into 32 bits, or without VNNI maddubs' pair sums kept in 16 bits (a
+            // chunk's fit: 8 x 2 x 15 x 127), which one madd then multiplies by the scale
             V::I lo[RM], hi[RM];
 #pragma GCC unroll 4
             for (int i = 0; i < RM; ++i) lo[i] = hi[i] = V::zero_i();
@@ -172,11 +174,24 @@ void q4_k_group_tile(const SuperblockRows& x, const Q4_KGroup* group, float* y, 
                     int32_t a_lo, a_hi;
                     __builtin_memcpy(&a_lo, a, 4);
                     __builtin_memcpy(&a_hi, a + 32, 4);
-                    lo[i] = V::dot(lo[i], wl, a_lo);
-                    hi[i] = V::dot(hi[i], wh, a_hi);
+                    if constexpr (V::kPairSums16) {
+                        lo[i] = V::add_byte_pairs(lo[i], wl, a_lo);
+                        hi[i] = V::add_byte_pairs(hi[i], wh, a_hi);
+                    } else {
+                        lo[i] = V::dot(lo[i], wl, a_lo);
+                        hi[i] = V::dot(hi[i], wh, a_hi);
+                    }
                 }
             }
             const V::I scales = m < 2 ? s.scale_lo : s.scale_hi;
+            if constexpr (V::kPairSums16) {  // each row's scale in both 16-bit halves of its lane
+                V::I w_lo, w_hi;
+                if (m % 2 == 0) w_lo = V::shuffle(scales, lane_bytes<0, -1, 0, -1>()), w_hi = V::shuffle(scales, lane_bytes<1, -1, 1, -1>());
+                else w_lo = V::shuffle(scales, lane_bytes<2, -1, 2, -1>()), w_hi = V::shuffle(scales, lane_bytes<3, -1, 3, -1>());
+#pragma GCC unroll 4
+                for (int i = 0; i < RM; ++i) sum[i] = V::dot16(V::dot16(sum[i], lo[i], w_lo), hi[i], w_hi);
+                continue;
+            }
             V::I s_lo, s_hi;  // chunk 2m's and 2m + 1's scale of each row (bytes 2m % 4, 2m % 4 + 1)
             if (m % 2 == 0) s_lo = V::shuffle(scales, lane_bytes<0, -1, -1, -1>()), s_hi = V::shuffle(scales, lane_bytes<1, -1, -1, -1>());
             else s_lo = V::shuffle(scales, lane_bytes<2, -1, -1, -1>()), s_hi = V::shuffle(scales, lane_bytes<3, -1, -1, -1>());

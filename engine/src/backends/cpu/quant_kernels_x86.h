@@ -79,6 +79,7 @@ inline void k_block_scales(const B& b, BlockScales<8>& s) {
 
 // Defaults of a type's description; each type overrides what differs.
 struct Chunked32 {
+    static constexpr int kMaxByte = 255;  // the largest unsigned weight byte (what 16-bit sums can hold)
     static constexpr int kChunks = 1;
     static constexpr int kIntOffset = 0;
     static constexpr bool kFloatOffset = false;
@@ -94,6 +95,7 @@ struct Q8_0 : Chunked32 {
 };
 
 struct Q4_0 : Chunked32 {
+    static constexpr int kMaxByte = 15;
     using Block = quant::BlockQ4_0;
     static constexpr int kIntOffset = -8;
     static void scales(const Block& b, BlockScales<1>& s) { s.lo[0] = half_to_float(b.d); }
@@ -101,6 +103,7 @@ struct Q4_0 : Chunked32 {
 };
 
 struct Q4_1 : Chunked32 {
+    static constexpr int kMaxByte = 15;
     using Block = quant::BlockQ4_1;
     static constexpr bool kFloatOffset = true;
     static void scales(const Block& b, BlockScales<1>& s) {
@@ -128,6 +131,7 @@ struct Q5_1 : Chunked32 {
 };
 
 struct Q4_K : Chunked32 {
+    static constexpr int kMaxByte = 15;
     using Block = quant::BlockQ4_K;
     static constexpr int kChunks = 8;
     static constexpr bool kFloatOffset = true;
