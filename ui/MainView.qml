@@ -217,8 +217,12 @@ Item {
     }
     FolderDialog {
         id: folderDialog
+        objectName: "folderDialog"
         title: qsTr("Open a checkpoint folder")
         currentFolder: root.app.settings.lastFolder
+        // The folder one is in is the choice until an entry is picked: Qt 6.4's dialog took none in
+        // a folder without subfolders, and Open did nothing and said nothing.
+        onCurrentFolderChanged: selectedFolder = currentFolder
         onAccepted: {
             const folder = String(selectedFolder)  // as above
             root.app.settings.rememberFolderOf(folder)

@@ -159,6 +159,18 @@ Item {
             }
         }
 
+        // Open in a folder without subfolders takes that folder (it did nothing and said nothing):
+        // until an entry is picked, the choice is the folder the dialog is in.
+        function test_the_folder_dialog_takes_the_folder_it_is_in() {
+            const dialog = findChild(view, "folderDialog")
+            dialog.open()
+            wait(200)
+            const chosen = String(dialog.selectedFolder), shown = String(dialog.currentFolder)
+            dialog.close()
+            verify(shown !== "")
+            compare(chosen, shown)
+        }
+
         function test_text_contrast_in_both_themes_data() {
             return [{ tag: "light", dark: false }, { tag: "dark", dark: true }]
         }
