@@ -28,7 +28,10 @@ Pane {
             font.bold: parent.reported
             color: parent.reported ? Theme.text : Theme.muted
             Layout.fillWidth: true
-            wrapMode: Text.Wrap
+            // a number never breaks ("1018." over "6"): it shrinks to fit; words may wrap
+            wrapMode: parent.reported ? Text.NoWrap : Text.Wrap
+            fontSizeMode: parent.reported ? Text.HorizontalFit : Text.FixedSize
+            minimumPixelSize: Theme.px(10)
         }
         Label { text: parent.label; font.pixelSize: Theme.px(11); color: Theme.muted; wrapMode: Text.Wrap; Layout.fillWidth: true }
     }

@@ -171,6 +171,18 @@ Item {
             compare(chosen, shown)
         }
 
+        // A figure's number stays on one line and inside its column, however wide (it broke as
+        // "1018." over "6").
+        function test_a_figure_never_breaks_its_number() {
+            const value = findChild(view, "decodeFigure").children[0]
+            const before = value.text
+            value.text = "123456789012.5"
+            const lines = value.lineCount, fits = value.contentWidth <= value.width + 0.5
+            value.text = before
+            compare(lines, 1)
+            verify(fits, "the number runs past its column")
+        }
+
         function test_text_contrast_in_both_themes_data() {
             return [{ tag: "light", dark: false }, { tag: "dark", dark: true }]
         }
