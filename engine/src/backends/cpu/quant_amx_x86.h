@@ -65,12 +65,6 @@ struct alignas(64) Q6_KTiles {
     float d[16];
 };
 
-// Each row's scale of chunk j (byte j of its lane in scales) in both 16-bit halves of the lane.
-template <int j>
-__m512i scale_words(__m512i scales) {
-    return _mm512_shuffle_epi8(scales, lane_bytes<j, -1, j, -1>());
-}
-
 // A nibble vector (bytes 0 .. 15) times the scale words' high and low parts: a 16-bit product of
 // a byte pair and a scale below 16 keeps each byte's product in its byte.
 inline void store_scaled(__m512i q, __m512i words, uint8_t* high, uint8_t* low) {

@@ -111,6 +111,13 @@ GroupVec::I lane_bytes() {
     return GroupVec::load(control.data());
 }
 
+// Each row's byte j of scales (a scale per lane) in both 16-bit halves of its lane, for 16-bit
+// multiply-adds.
+template <int j>
+GroupVec::I scale_words(GroupVec::I scales) {
+    return GroupVec::shuffle(scales, lane_bytes<j, -1, j, -1>());
+}
+
 // The 6-bit scales and mins of a group super-block's rows, 4 to a lane (sub-blocks 0 .. 3 in lo,
 // 4 .. 7 in hi), as k_block_scales unpacks them.
 struct Q4_KGroupScales {
@@ -186,8 +193,8 @@ void q4_k_group_tile(const SuperblockRows& x, const Q4_KGroup* group, float* y, 
             const V::I scales = m < 2 ? s.scale_lo : s.scale_hi;
             if constexpr (V::kPairSums16) {  // each row's scale in both 16-bit halves of its lane
                 V::I w_lo, w_hi;
-                if (m % 2 == 0) w_lo = V::shuffle(scales, lane_bytes<0, -1, 0, -1>()), w_hi = V::shuffle(scales, lane_bytes<1, -1, 1, -1>());
-                else w_lo = V::shuffle(scales, lane_bytes<2, -1, 2, -1>()), w_hi = V::shuffle(scales, lane_bytes<3, -1, 3, -1>());
+                if (m % 2 == 0) w_lo = scale_words<0>(scales), w_hi = scale_words<1>(scales);
+                else w_lo = scale_words<2>(scales), w_hi = scale_words<3>(scales);
 #pragma GCC unroll 4
                 for (int i = 0; i < RM; ++i) sum[i] = V::dot16(V::dot16(sum[i], lo[i], w_lo), hi[i], w_hi);
                 continue;
