@@ -103,6 +103,7 @@ struct ConversationStats {
 
 struct GenerationStats {
     int prompt_tokens = 0;       // tokens this call added before decoding (template included)
+    int context_tokens = 0;      // the whole history the answer follows: earlier turns and this one's prompt
     int prefilled_tokens = 0;    // tokens run through prefill: what the cache lacked
     int reprefilled_tokens = 0;  // of those, tokens the cache had lost to eviction
     int shared_tokens = 0;       // prompt tokens not prefilled: another conversation's blocks held them
@@ -217,6 +218,9 @@ public:
     Status set_chat_format(ConversationId id, ChatFormat format);
     Status reset_conversation(ConversationId id);   // history emptied, all its blocks freed
     Status delete_conversation(ConversationId id);
+    // When the pool needs room it evicts conversations marked so first (the local server's
+    // requests, before the window's conversations), least recently used first within each kind.
+    Status set_evict_first(ConversationId id, bool evict_first);
     // Keeps the first n_turns turns; the cache is cut back to where turn n_turns began.
     Status truncate_turns(ConversationId id, int n_turns);
     // Drops the oldest n turns (the system prompt stays). Where the later turns' tokens stay the same

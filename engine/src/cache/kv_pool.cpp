@@ -84,12 +84,15 @@ std::vector<Eviction> KvPool::reserve(ConversationId id, int n_tokens, std::span
                  "; raise the KV cache budget");
     }
 
+    const auto evicted_before = [&](const auto& a, const auto& b) {
+        const bool a_first = evict_first_.count(a.first) != 0, b_first = evict_first_.count(b.first) != 0;
+        return a_first != b_first ? a_first : a.second.last_used < b.second.last_used;
+    };
     std::vector<Eviction> evicted;
     while (allocator_.n_free() < needed) {
         auto victim = sequences_.end();
         for (auto it = sequences_.begin(); it != sequences_.end(); ++it)
-            if (it->first != id && !kept(it->first) &&
-                (victim == sequences_.end() || it->second.last_used < victim->second.last_used))
+            if (it->first != id && !kept(it->first) && (victim == sequences_.end() || evicted_before(*it, *victim)))
                 victim = it;
         // Found: the check above counted enough blocks held by others.
         evicted.push_back({victim->first, victim->second.n_cached});
@@ -158,6 +161,13 @@ void KvPool::truncate(ConversationId id, int n_tokens) {
 }
 
 void KvPool::release(ConversationId id) { truncate(id, 0); }
+
+void KvPool::set_evict_first(ConversationId id, bool evict_first) {
+    if (evict_first)
+        evict_first_.insert(id);
+    else
+        evict_first_.erase(id);
+}
 
 void KvPool::shrink(SequenceBlocks& seq, int n_tokens) {
     const int bs = layout_.block_size;

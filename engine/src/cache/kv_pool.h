@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -72,6 +73,9 @@ public:
     void truncate(ConversationId id, int n_tokens);
     // Gives up all of id's blocks and forgets it.
     void release(ConversationId id);
+    // Conversations marked so (the local server's requests) are evicted before any other, least
+    // recently used first among them; the mark outlives release() until it is taken off.
+    void set_evict_first(ConversationId id, bool evict_first);
     // Before a context shift rewrites id's blocks from first_block on: each becomes id's alone (a
     // block another conversation holds is swapped for a free one, whose bytes copy(from, to) fills;
     // a registered one is unregistered), and stays out of sharing until the cache is cut back
@@ -133,6 +137,7 @@ private:
     int64_t bytes_per_block_;
     BlockAllocator allocator_;
     std::map<ConversationId, SequenceBlocks> sequences_;  // only conversations that hold blocks
+    std::set<ConversationId> evict_first_;
     std::vector<int> users_;                        // per block: block tables holding it
     std::vector<uint64_t> key_of_;                  // per block: its registration key, 0 when none
     std::vector<bool> restored_;                    // per block: read from disk

@@ -52,6 +52,10 @@ Status Engine::delete_conversation(ConversationId id) {
     return guarded([&] { impl_->remove(id); });
 }
 
+Status Engine::set_evict_first(ConversationId id, bool evict_first) {
+    return guarded([&] { impl_->set_evict_first(id, evict_first); });
+}
+
 Status Engine::set_snapshots(const SnapshotSettings& settings) {
     return guarded([&] { impl_->set_snapshots(settings); });
 }

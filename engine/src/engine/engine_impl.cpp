@@ -23,6 +23,7 @@ void Engine::Impl::load(const LoadParams& params) {
         drop_cache(conv);
         conv.history_stale = true;
         conv.format_note.clear();  // it named the model before
+        if (conv.evict_first) model->pool->set_evict_first(id, true);
         // The load stands whatever a conversation holds: one that cannot be tokenized now stays
         // stale and says why when next used.
         try {
@@ -113,7 +114,13 @@ void Engine::Impl::reset(ConversationId id) {
 
 void Engine::Impl::remove(ConversationId id) {
     drop_cache(find(id));
+    if (model) model->pool->set_evict_first(id, false);
     conversations.erase(id);
+}
+
+void Engine::Impl::set_evict_first(ConversationId id, bool evict_first) {
+    find(id).evict_first = evict_first;
+    if (model) model->pool->set_evict_first(id, evict_first);
 }
 
 void Engine::Impl::truncate_turns(ConversationId id, int n_turns) {

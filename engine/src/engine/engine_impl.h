@@ -27,6 +27,7 @@ struct Engine::Impl {
     void set_format(ConversationId id, ChatFormat format);
     void reset(ConversationId id);
     void remove(ConversationId id);
+    void set_evict_first(ConversationId id, bool evict_first);
     void truncate_turns(ConversationId id, int n_turns);
     void drop_oldest_turns(ConversationId id, int n, const std::string& system_prompt);
     void restore_turns(ConversationId id, const std::vector<ChatTurn>& turns, const std::string& system_prompt);

@@ -239,6 +239,7 @@ private:
         prefill_next_ = m_.pool->prepare_write(conv_.id, std::min(m_.pool->n_cached(conv_.id), end - 1), end,
                                                &evicted, keep());
         if (!evicted.empty()) on_evicted_(evicted);
+        s.context_tokens = end;
         s.prefilled_tokens = end - prefill_next_;
         s.reprefilled_tokens = std::max(0, std::min(conv_.evicted_tokens, end) - prefill_next_);
         conv_.evicted_tokens = 0;

@@ -34,6 +34,7 @@ struct Sequence {
     // Why format is not the one the conversation was given: set when a model whose vocabulary
     // cannot write that one was loaded, and the conversation took the model's own.
     std::string format_note;
+    bool evict_first = false;  // the pool evicts it before the others (Engine::set_evict_first)
 };
 
 // Tokenizes the turns' text again (after a restore or a model change). Computes nothing; the

@@ -1,5 +1,5 @@
 // llamadesk-cli --remote: --prompt and --chat with a server speaking the OpenAI-compatible API,
-// through the window's own client (remote/, Qt Network). A build without Qt
+// through the window's own client (app/remote/, Qt Network). A build without Qt
 // (LLAMADESK_BUILD_APP=OFF) links remote_unavailable.cpp instead, and the engine never needs Qt.
 #pragma once
 

@@ -99,6 +99,34 @@ private slots:
         QCOMPARE(pool.stats().n_conversations, 1);
     }
 
+    // The local server's conversations go before the window's, whatever their age; among
+    // themselves, least recently used first. The mark stays through release().
+    void evict_first_goes_before_any_other() {
+        KvPool pool = pool_of(4);
+        pool.reserve(1, kBlock);  // the window's, least recent
+        pool.reserve(2, kBlock);  // the server's
+        pool.reserve(3, kBlock);  // the server's
+        pool.set_evict_first(2, true);
+        pool.set_evict_first(3, true);
+        pool.reserve(2, kBlock);  // 2 used again: 3 is the least recent of the server's
+        pool.reserve(4, kBlock);
+        std::vector<Eviction> evicted = pool.reserve(5, kBlock);
+        QCOMPARE(evicted.size(), size_t(1));
+        QCOMPARE(evicted[0].id, ConversationId(3));
+        evicted = pool.reserve(5, 2 * kBlock);
+        QCOMPARE(evicted.size(), size_t(1));
+        QCOMPARE(evicted[0].id, ConversationId(2));
+        pool.release(4);
+        QVERIFY(pool.reserve(2, kBlock).empty());  // back in 4's block, still marked
+        evicted = pool.reserve(6, kBlock);  // 2 goes although 1 is older
+        QCOMPARE(evicted.size(), size_t(1));
+        QCOMPARE(evicted[0].id, ConversationId(2));
+        pool.set_evict_first(2, false);
+        evicted = pool.reserve(2, kBlock);  // now plain LRU: 1 goes
+        QCOMPARE(evicted.size(), size_t(1));
+        QCOMPARE(evicted[0].id, ConversationId(1));
+    }
+
     void what_cannot_fit_evicts_nothing() {
         KvPool pool = pool_of(3);
         pool.reserve(1, kBlock);

@@ -104,6 +104,7 @@ private slots:
         g.system_prompt = "be brief";
         const Exchange first = say(e, c, "hello", g);
         QCOMPARE(first.stats.prefilled_tokens, first.stats.prompt_tokens);  // empty cache: everything
+        QCOMPARE(first.stats.context_tokens, first.stats.prompt_tokens);
 
         for (const std::string& msg : {"tell me more", "and?"}) {
             const ConversationStats before = stats_of(e, c);
@@ -116,6 +117,7 @@ private slots:
             const Exchange next = say(e, c, msg, sampled(8));
             QCOMPARE(next.stats.prompt_tokens, int(turn.size()));
             QCOMPARE(next.stats.prefilled_tokens, pending + int(turn.size()));
+            QCOMPARE(next.stats.context_tokens, before.history_tokens + int(turn.size()));  // what the answer follows
             QCOMPARE(next.stats.reprefilled_tokens, 0);
             const ConversationStats after = stats_of(e, c);
             QCOMPARE(after.history_tokens,
