@@ -9,20 +9,20 @@
 #include <atomic>
 #include <memory>
 
-#include "app_settings.h"
-#include "appearance.h"
-#include "cache_inspector_model.h"
-#include "cancel_flags.h"
-#include "chat_format_choice.h"
-#include "conversation_list.h"
-#include "conversation_saver.h"
-#include "conversation_search.h"
-#include "conversation_transfer.h"
-#include "figures.h"
-#include "generation.h"
-#include "inference_worker.h"
-#include "message_composer.h"
-#include "model_controller.h"
+#include "conversations/conversation_list.h"
+#include "conversations/conversation_saver.h"
+#include "conversations/conversation_search.h"
+#include "conversations/conversation_transfer.h"
+#include "conversations/generation.h"
+#include "conversations/message_composer.h"
+#include "models/cache_inspector_model.h"
+#include "models/chat_format_choice.h"
+#include "models/figures.h"
+#include "models/model_controller.h"
+#include "settings/app_settings.h"
+#include "settings/appearance.h"
+#include "worker/cancel_flags.h"
+#include "worker/inference_worker.h"
 
 struct AppPaths {
     QString data_dir;       // conversations are saved under here, API keys in api-keys.json (0600)

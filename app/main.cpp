@@ -8,8 +8,8 @@
 #include <cstdio>
 
 #include "app_context.h"
+#include "models/screenshot.h"
 #include "profile_lock.h"
-#include "screenshot.h"
 #include "startup.h"
 
 Q_IMPORT_QML_PLUGIN(LlamaDeskCorePlugin)

@@ -3,9 +3,9 @@
 #include <QCommandLineParser>
 #include <QFileInfo>
 
-#include "app_settings.h"
 #include "endpoint.h"
 #include "llamadesk/builtin_model.h"
+#include "settings/app_settings.h"
 
 StartupOptions parse_startup_options(const QStringList& arguments) {
     QCommandLineParser parser;

@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(
     cmake ninja-build g++ clang pkg-config git ccache
     libsentencepiece-dev libpcre2-dev
+    # the local server's HTTP (llamadesk-server, Settings -> Local server)
+    libcpp-httplib-dev
     qt6-base-dev qt6-base-dev-tools qt6-declarative-dev libgl-dev libglx-dev libvulkan-dev
     qml6-module-qtqml qml6-module-qtqml-workerscript qml6-module-qtquick qml6-module-qtquick-window
     qml6-module-qtquick-controls qml6-module-qtquick-templates qml6-module-qtquick-layouts

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the .debs, installs llamadesk with apt, checks it as a user would meet it, and removes it
-# again: the window (offscreen) and the CLI answer from the built-in model with an empty HOME and no
+# again: the window (offscreen), the CLI and the server answer from the built-in model with an empty HOME and no
 # ../shared, and say why they run on the CPU without llamadesk-cuda; lintian finds no errors, the
 # desktop entry and AppStream data validate. Where nvcc built llamadesk-cuda too, its module is
 # checked from the unpacked package (NVIDIA's runtime packages are not in Debian, so apt cannot
@@ -31,6 +31,37 @@ echo "$cli"
 grep -q "Ctrl+O" <<<"$cli" || { echo "llamadesk-cli's answer does not come from the built-in model"; exit 1; }
 grep -q "CUDA unavailable: the CUDA module is not installed" "$home/cli.log" ||
     { echo "without llamadesk-cuda, the CPU backend does not say why"; exit 1; }
+
+# The installed server answers over HTTP from the built-in model, and says where it listens.
+(cd / && exec env -i PATH=/usr/bin:/bin HOME="$home" llamadesk-server --port 0 >"$home/server.out" \
+    2>"$home/server.log") &
+server_pid=$!
+answer=$(python3 - "$home/server.out" <<'PY'
+import json, sys, time, urllib.request
+for _ in range(300):
+    line = open(sys.argv[1]).readline()
+    if line.startswith("listening on "):
+        break
+    time.sleep(0.1)
+base = line.split()[-1]
+for _ in range(300):
+    try:
+        if urllib.request.urlopen(base[:-3] + "/health").status == 200:
+            break
+    except OSError:
+        time.sleep(0.1)
+body = json.dumps({"messages": [{"role": "user", "content": "How do I start a new conversation?"}],
+                   "temperature": 0, "max_tokens": 64}).encode()
+reply = urllib.request.urlopen(urllib.request.Request(base + "/chat/completions", body,
+                                                      {"Content-Type": "application/json"}))
+print(json.load(reply)["choices"][0]["message"]["content"])
+PY
+)
+kill "$server_pid"
+wait "$server_pid" || true
+cat "$home/server.log"
+echo "$answer"
+grep -q "Ctrl+N" <<<"$answer" || { echo "llamadesk-server's answer does not come from the built-in model"; exit 1; }
 
 lintian --fail-on error --suppress-tags no-manual-page "$deb"
 desktop-file-validate /usr/share/applications/org.llamadesk.LlamaDesk.desktop

@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
 # Prints a python3 that can run llama.cpp's OpenAI-compatible server (PyPI llama-cpp-python[server]),
-# which the remote engine's tests start on loopback. Uses python3 itself when it already can, else
-# installs the package from PyPI into a virtual environment under build/ (a wheel when PyPI has one
-# for this python, else built from source). Prints nothing when that fails: those tests then skip
-# with a message.
+# which the remote engine's tests start on loopback, and OpenAI's client (PyPI openai), which the
+# local server's tests use. Uses python3 itself when it already can, else
+# installs the packages from PyPI into a virtual environment under build/ (a wheel when PyPI has one
+# for this python, else built from source). Prints nothing when no environment can be made; each
+# test checks for its package and skips with a message without it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-if python3 -c 'import llama_cpp.server.app' 2>/dev/null; then
+if python3 -c 'import llama_cpp.server.app, openai' 2>/dev/null; then
     command -v python3
     exit 0
 fi
 venv=build/test-server-venv
 if [ ! -x "$venv/bin/python3" ] && ! python3 -m venv "$venv" >&2; then
-    echo "no virtual environment for llama-cpp-python[server]: the real-server tests will skip" >&2
+    echo "no virtual environment for llama-cpp-python[server] and openai: the tests that use them will skip" >&2
     exit 0
+fi
+# OpenAI's own client, which the local server's tests (tests/server) speak through: a small wheel.
+if ! "$venv/bin/python3" -c 'import openai' 2>/dev/null; then
+    timeout 600 "$venv/bin/python3" -m pip install --quiet --prefer-binary openai >&2 ||
+        echo "openai did not install: the local server's client tests will skip" >&2
 fi
 if ! "$venv/bin/python3" -c 'import llama_cpp.server.app' 2>/dev/null; then
     # PyPI alone: these machines reach no other index, and retrying one cost CI about 10 minutes.
@@ -21,6 +27,6 @@ if ! "$venv/bin/python3" -c 'import llama_cpp.server.app' 2>/dev/null; then
     # built without its multimodal library and at -O1 (measured: 487 s of CPU against about 900).
     CMAKE_ARGS="-DLLAVA_BUILD=OFF -DCMAKE_C_FLAGS_RELEASE=-O1 -DCMAKE_CXX_FLAGS_RELEASE=-O1" \
         timeout 1200 "$venv/bin/python3" -m pip install --quiet --prefer-binary 'llama-cpp-python[server]' >&2 ||
-        { echo "llama-cpp-python[server] did not install: the real-server tests will skip" >&2; exit 0; }
+        echo "llama-cpp-python[server] did not install: the real-server tests will skip" >&2
 fi
 echo "$PWD/$venv/bin/python3"

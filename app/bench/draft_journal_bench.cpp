@@ -1,4 +1,4 @@
-// llamadesk-draft-bench: what the draft journal costs per keystroke (draft_journal.h), on a draft
+// llamadesk-draft-bench: what the draft journal costs per keystroke (conversations/draft_journal.h), on a draft
 // of 200,000 characters by default: one character typed at a random place, or deleted, each as
 // ConversationList::setDraft records it (finding the changed range, one line written). Prints the
 // median and the 99th percentile in microseconds and the bytes written per key.
@@ -11,7 +11,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "draft_journal.h"
+#include "conversations/draft_journal.h"
 
 int main(int argc, char** argv) {
     QCoreApplication app(argc, argv);

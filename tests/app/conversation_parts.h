@@ -5,8 +5,8 @@
 #include <QSettings>
 #include <QTemporaryDir>
 
-#include "chat_format_choice.h"
-#include "message_composer.h"
+#include "conversations/message_composer.h"
+#include "models/chat_format_choice.h"
 
 struct ConversationParts {
     // An answer's end as the worker reports it.

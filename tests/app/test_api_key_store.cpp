@@ -4,8 +4,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "api_key_store.h"
-#include "system_keyring.h"
+#include "settings/api_key_store.h"
+#include "settings/system_keyring.h"
 
 namespace {
 

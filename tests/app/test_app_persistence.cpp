@@ -11,8 +11,8 @@
 #include <QtTest>
 
 #include "app_fixture.h"
-#include "conversation_saver.h"
-#include "conversation_store.h"
+#include "conversations/conversation_saver.h"
+#include "conversations/conversation_store.h"
 #include "llamadesk/builtin_model.h"
 #include "startup.h"
 #include "synthetic/synthetic_model.h"

@@ -6,7 +6,7 @@
 #include <QtTest>
 
 #include "app_fixture.h"
-#include "app_settings.h"
+#include "settings/app_settings.h"
 #include "synthetic/synthetic_model.h"
 
 class SettingsTest : public QObject {

@@ -4,7 +4,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "appearance.h"
+#include "settings/appearance.h"
 
 class TestAppearance : public QObject {
     Q_OBJECT

@@ -2,8 +2,8 @@
 // highlighting (keywords, types, strings, comments, numbers) for each language, always escaped.
 #include <QtTest>
 
-#include "code_highlighter.h"
-#include "markdown_blocks.h"
+#include "models/code_highlighter.h"
+#include "models/markdown_blocks.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <QtTest>
 
 #include "conversation_parts.h"
-#include "conversation_store.h"
+#include "conversations/conversation_store.h"
 
 using namespace llamadesk;
 

@@ -4,7 +4,7 @@
 #include <QElapsedTimer>
 #include <QtTest>
 
-#include "conversation_search.h"
+#include "conversations/conversation_search.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "conversation_settings.h"
+#include "conversations/conversation_settings.h"
 
 class TestConversationSettings : public QObject {
     Q_OBJECT

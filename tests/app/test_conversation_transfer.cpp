@@ -9,7 +9,7 @@
 #include <QtTest>
 
 #include "app_fixture.h"
-#include "conversation_export.h"
+#include "conversations/conversation_export.h"
 
 namespace {
 

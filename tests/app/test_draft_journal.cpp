@@ -7,7 +7,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "draft_journal.h"
+#include "conversations/draft_journal.h"
 
 class DraftJournalTest : public QObject {
     Q_OBJECT

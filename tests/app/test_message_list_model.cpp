@@ -4,8 +4,8 @@
 #include <QGuiApplication>
 #include <QtTest>
 
-#include "code_highlighter.h"
-#include "message_list_model.h"
+#include "models/code_highlighter.h"
+#include "models/message_list_model.h"
 
 class MessageListModelTest : public QObject {
     Q_OBJECT

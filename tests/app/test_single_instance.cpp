@@ -7,7 +7,7 @@
 #include <QProcess>
 #include <QtTest>
 
-#include "conversation_store.h"
+#include "conversations/conversation_store.h"
 
 namespace {
 

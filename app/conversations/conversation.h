@@ -1,0 +1,60 @@
+// A conversation's messages (alternating user / assistant) and its two forms: what the store
+// writes (ConversationRecord) and what the window's lists show (ConversationItem).
+#pragma once
+
+#include <QDateTime>
+#include <QList>
+#include <QString>
+#include <utility>
+#include <vector>
+
+#include <llamadesk/engine.h>
+
+#include "models/answer_end.h"
+
+struct Message {
+    enum class Role { User, Assistant };
+    Role role = Role::User;
+    QString text;
+    bool streaming = false;  // the answer is still being generated (saved as interrupted)
+    AnswerEnd::Reason stop_reason = AnswerEnd::None;  // for a finished answer
+    bool forgotten = false;  // dropped from the model's view to make room; still shown
+    QDateTime time;          // when it was sent, or when its answer began (UTC); null in old files
+};
+
+// An answer cut short (stopped, at its token limit, or interrupted) that the model can go on with.
+bool can_continue(const Message& m);
+
+// A conversation as the store writes it (and export carries it): its messages, its chat format,
+// the text typed and not sent yet, and the model that wrote its last answer.
+struct ConversationRecord {
+    QString id;              // a UUID; also the file name under the data folder
+    QString title;
+    QDateTime created;
+    QList<Message> messages;
+    llamadesk::ChatFormat format = llamadesk::ChatFormat::Llama2Chat;
+    QString draft;           // typed in the composer, not sent yet
+    QString model;           // the model that wrote the last answer, as the window names it
+
+    // User messages the model still sees (forgotten ones excluded): the engine's turn count.
+    int remembered_turns() const;
+    // The engine's turns before message row: the remembered questions above it.
+    int turns_before(int row) const;
+    // The remembered messages as engine turns; an unanswered last question has an empty answer.
+    std::vector<llamadesk::ChatTurn> turns() const;
+};
+
+// A conversation as the window shows it: its record, and its figures as the engine last reported
+// them (not saved).
+struct ConversationItem : ConversationRecord {
+    ConversationItem() = default;
+    explicit ConversationItem(ConversationRecord record) : ConversationRecord(std::move(record)) {}
+    llamadesk::ConversationStats stats;
+};
+
+// "chat" / "completion" (chat_formats()' keys): the saved files' name of a format.
+QString format_key(llamadesk::ChatFormat format);
+// The day the conversation was created, as Llama 3.1's system header writes a date ("03 Dec 2026"),
+// so its first turn's tokens stay the same across restarts.
+QString conversation_date(const ConversationRecord& conversation);
+llamadesk::ChatFormat format_from_key(const QString& key, llamadesk::ChatFormat fallback);
