@@ -22,6 +22,7 @@ AppContext::AppContext(const AppPaths& paths, QObject* parent)
       figures_(std::make_unique<Figures>(conversations_->model())),
       inspector_(std::make_unique<CacheInspectorModel>()),
       worker_(std::make_unique<InferenceWorker>(&cancel_)),
+      server_(std::make_unique<LocalServer>(worker_.get(), &cancel_, settings_.get(), &keys_)),
       saver_(std::make_unique<ConversationSaver>(paths.data_dir)),
       snapshot_dir_(paths.data_dir.isEmpty() ? QString() : paths.data_dir + "/kv-snapshots") {
     thread_.setObjectName("inference");
@@ -42,6 +43,7 @@ void AppContext::applySnapshotSettings() {
 }
 
 AppContext::~AppContext() {
+    server_.reset();     // its connections end first: nothing more comes in
     cancel_.raiseAll();  // answers in progress end at their next token
     thread_.quit();
     thread_.wait();
@@ -122,6 +124,10 @@ void AppContext::wire() {
     });
     connect(list, &ConversationList::requestDelete, inspector_.get(), &CacheInspectorModel::forget);
     connect(list, &ConversationList::requestDelete, figures_.get(), &Figures::forget);
+    // The local server's requests pass through the same worker signals; their figures go with them.
+    connect(server_->service(), &llamadesk::server::ApiService::requestDelete, inspector_.get(),
+            &CacheInspectorModel::forget);
+    connect(server_->service(), &llamadesk::server::ApiService::requestDelete, figures_.get(), &Figures::forget);
     connect(list, &ConversationList::errorOccurred, this, &AppContext::showError);
     connect(generation, &Generation::errorOccurred, this, &AppContext::showError);
     connect(composer, &MessageComposer::errorOccurred, this, &AppContext::showError);
@@ -140,6 +146,7 @@ void AppContext::start(const QString& modelPath, const QString& tokenizer) {
     connect(settings_.get(), &AppSettings::changed, composer_.get(),
             [this] { composer_->setDropOldestWhenFull(settings_->dropOldestWhenFull()); });
     conversations_->loadSaved();
+    server_->apply();  // on when it was on: it answers 503 until the model has loaded
     if (!modelPath.isEmpty())
         model_->load(modelPath, tokenizer.isEmpty() ? settings_->tokenizerFor(modelPath) : tokenizer);
 }

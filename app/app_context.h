@@ -19,6 +19,7 @@
 #include "models/chat_format_choice.h"
 #include "models/figures.h"
 #include "models/model_controller.h"
+#include "server/local_server.h"
 #include "settings/app_settings.h"
 #include "settings/appearance.h"
 #include "worker/cancel_flags.h"
@@ -45,6 +46,7 @@ class AppContext : public QObject {
     Q_PROPERTY(Appearance* appearance READ appearance CONSTANT)
     Q_PROPERTY(ConversationSearch* search READ search CONSTANT)
     Q_PROPERTY(ConversationTransfer* transfer READ transfer CONSTANT)
+    Q_PROPERTY(LocalServer* server READ server CONSTANT)
     Q_PROPERTY(QString errorMessage READ errorMessage NOTIFY errorChanged)
 public:
     explicit AppContext(const AppPaths& paths, QObject* parent = nullptr);
@@ -61,6 +63,7 @@ public:
     Appearance* appearance() { return appearance_.get(); }
     ConversationSearch* search() { return search_.get(); }
     ConversationTransfer* transfer() { return transfer_.get(); }
+    LocalServer* server() { return server_.get(); }
     // Only for connecting to its signals; its slots run on the worker thread.
     InferenceWorker* worker() { return worker_.get(); }
     QString errorMessage() const { return error_; }
@@ -99,6 +102,7 @@ private:
     std::unique_ptr<CacheInspectorModel> inspector_;
     QThread thread_;
     std::unique_ptr<InferenceWorker> worker_;
+    std::unique_ptr<LocalServer> server_;  // after the worker: it connects to it
     QThread storage_thread_;
     std::unique_ptr<ConversationSaver> saver_;
     QString snapshot_dir_;          // the data folder's kv-snapshots

@@ -249,6 +249,7 @@ Item {
         appSettings: root.app.settings
         appearance: root.app.appearance
         apiKeyStorage: root.app.model.apiKeyStorage
+        localServer: root.app.server
         onReloadRequested: root.app.model.reload()
     }
     ShortcutsDialog {

@@ -1,6 +1,6 @@
 // Settings: this conversation's system prompt and sampling; the window's theme and zoom; app-wide threads, KV cache budget and
 // type, the disk kept for caches between runs, the servers' timeout, and where servers' API keys
-// are kept.
+// are kept; the local server (on or off, port, network, key, address, the requests it served).
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -12,6 +12,7 @@ Dialog {
     required property AppSettings appSettings
     required property Appearance appearance
     required property string apiKeyStorage
+    required property LocalServer localServer
     signal reloadRequested()
 
     objectName: "settingsDialog"
@@ -58,18 +59,32 @@ Dialog {
         }
     }
 
+    // A long label wraps within the dialog instead of widening it.
+    component WrappingCheckBox: CheckBox {
+        id: box
+        Layout.fillWidth: true
+        contentItem: Label {
+            leftPadding: box.indicator.width + box.spacing
+            text: box.text
+            wrapMode: Text.Wrap
+            color: Theme.text
+        }
+    }
+
     ScrollView {
         id: scroll
+        objectName: "settingsScroll"
         anchors.fill: parent
         contentWidth: availableWidth
         clip: true
 
         ColumnLayout {
+            objectName: "settingsColumn"
             width: scroll.availableWidth - 14  // clear of the scroll bar, which overlays the content
             spacing: 8
 
             Label { text: qsTr("This conversation"); font.bold: true }
-            Label { text: qsTr("System prompt of this conversation (used from its first turn)"); color: Theme.muted }
+            Label { text: qsTr("System prompt of this conversation (used from its first turn)"); color: Theme.muted; wrapMode: Text.Wrap; Layout.fillWidth: true }
             PlainTextArea {
                 objectName: "systemPrompt"
                 Layout.fillWidth: true
@@ -173,12 +188,19 @@ Dialog {
                     Accessible.name: qsTr("Zoom in (Ctrl+Plus)")
                     onClicked: dialog.appearance.zoomIn()
                 }
-                Button { text: qsTr("100 % (Ctrl+0)"); flat: true; onClicked: dialog.appearance.resetZoom() }
+                Button {
+                    // Short, so the row fits the dialog at 200 %; the shortcut is in its name and tooltip.
+                    text: qsTr("Reset"); flat: true
+                    Accessible.name: qsTr("Back to 100 % (Ctrl+0)")
+                    ToolTip.text: Accessible.name
+                    ToolTip.visible: hovered
+                    onClicked: dialog.appearance.resetZoom()
+                }
                 Item { Layout.fillWidth: true }
             }
 
             Label { text: qsTr("Application"); font.bold: true; Layout.topMargin: 8 }
-            Label { text: qsTr("System prompt for new conversations (each keeps its own afterwards)"); color: Theme.muted }
+            Label { text: qsTr("System prompt for new conversations (each keeps its own afterwards)"); color: Theme.muted; wrapMode: Text.Wrap; Layout.fillWidth: true }
             PlainTextArea {
                 objectName: "defaultSystemPrompt"
                 Layout.fillWidth: true
@@ -203,18 +225,11 @@ Dialog {
                 value: dialog.appSettings.contextLimit
                 onModified: (v) => dialog.appSettings.contextLimit = v
             }
-            CheckBox {
+            WrappingCheckBox {
                 objectName: "dropOldestWhenFull"
                 text: qsTr("When a conversation is full, drop its oldest turns and go on (instead of asking)")
                 checked: dialog.appSettings.dropOldestWhenFull
                 onToggled: dialog.appSettings.dropOldestWhenFull = checked
-                Layout.fillWidth: true
-                contentItem: Label {
-                    leftPadding: parent.indicator.width + parent.spacing
-                    text: parent.text
-                    wrapMode: Text.Wrap
-                    color: Theme.text
-                }
             }
             SpinRow {
                 label: qsTr("Server timeout (s)"); from: 1; to: 3600
@@ -249,6 +264,106 @@ Dialog {
                 }
                 Button { text: qsTr("Reload model"); onClicked: dialog.reloadRequested() }
             }
+            Label { text: qsTr("Local server"); font.bold: true; Layout.topMargin: 8 }
+            Label {
+                text: qsTr("Other programs (editors, Open WebUI, scripts) can use the model loaded here through "
+                           + "the OpenAI-compatible API. Their requests share this window's batch and cache.")
+                color: Theme.muted
+                wrapMode: Text.Wrap
+                Layout.fillWidth: true
+            }
+            WrappingCheckBox {
+                objectName: "localServerEnabled"
+                text: qsTr("Serve the loaded model")
+                checked: dialog.localServer.enabled
+                onToggled: dialog.localServer.enabled = checked
+            }
+            SpinRow {
+                objectName: "localServerPort"
+                label: qsTr("Port"); from: 1; to: 65535
+                value: dialog.localServer.port
+                onModified: (v) => dialog.localServer.port = v
+            }
+            WrappingCheckBox {
+                objectName: "localServerNetwork"
+                text: qsTr("Allow other computers on my network (they must send the key)")
+                checked: dialog.localServer.allowNetwork
+                onToggled: dialog.localServer.allowNetwork = checked
+            }
+            RowLayout {
+                visible: dialog.localServer.running
+                Layout.fillWidth: true
+                Label { text: qsTr("Address"); Layout.preferredWidth: 180 }
+                TextField {
+                    objectName: "localServerAddress"
+                    text: dialog.localServer.address
+                    onTextChanged: cursorPosition = 0  // the address's start in view
+                    readOnly: true
+                    selectByMouse: true
+                    Accessible.name: qsTr("Local server address")
+                    Layout.fillWidth: true
+                }
+                Button { text: qsTr("Copy"); onClicked: dialog.localServer.copyAddress() }
+            }
+            RowLayout {
+                visible: dialog.localServer.running && dialog.localServer.allowNetwork
+                Layout.fillWidth: true
+                Label { text: qsTr("Key"); Layout.preferredWidth: 180 }
+                TextField {
+                    objectName: "localServerKey"
+                    text: dialog.localServer.apiKey
+                    readOnly: true
+                    echoMode: TextInput.Password
+                    Accessible.name: qsTr("Local server key")
+                    Layout.fillWidth: true
+                }
+                Button { text: qsTr("Copy"); onClicked: dialog.localServer.copyKey() }
+                Button { text: qsTr("New key"); onClicked: dialog.localServer.newKey() }
+            }
+            Label {
+                objectName: "localServerStatus"
+                text: dialog.localServer.status
+                visible: text !== ""
+                color: dialog.localServer.running ? Theme.muted : Theme.danger
+                wrapMode: Text.Wrap
+                Layout.fillWidth: true
+            }
+            Label {
+                visible: dialog.localServer.running
+                text: requestList.count === 0 ? qsTr("No requests yet.")
+                                              : qsTr("Requests (newest first): client, prompt tokens (from the cache), "
+                                                     + "answer tokens, tokens/s")
+                color: Theme.muted
+                wrapMode: Text.Wrap
+                Layout.fillWidth: true
+            }
+            ListView {
+                id: requestList
+                objectName: "localServerRequests"
+                visible: dialog.localServer.running && count > 0
+                model: dialog.localServer.requests
+                clip: true
+                Layout.fillWidth: true
+                Layout.preferredHeight: Math.min(count, 6) * 24
+                delegate: Label {
+                    required property string client
+                    required property string endpoint
+                    required property int promptTokens
+                    required property int cachedTokens
+                    required property int completionTokens
+                    required property real tokensPerSecond
+                    required property bool finished
+                    required property string outcome
+                    width: ListView.view.width
+                    height: 24
+                    elide: Text.ElideRight
+                    text: qsTr("%1 · %2 · %3 (%4 cached) · %5 · %6 tok/s · %7")
+                              .arg(client).arg(endpoint).arg(promptTokens).arg(cachedTokens)
+                              .arg(completionTokens).arg(tokensPerSecond.toFixed(1))
+                              .arg(finished ? outcome : qsTr("answering"))
+                }
+            }
+
             Label {
                 text: qsTr("Servers' API keys are kept in %1.").arg(dialog.apiKeyStorage)
                 color: Theme.muted

@@ -101,7 +101,8 @@ bool HttpListener::start(QString* error) {
     http.set_payload_max_length(size_t(options_.max_body_bytes));
     http.set_read_timeout(options_.idle_timeout_s, 0);
     http.set_write_timeout(options_.idle_timeout_s, 0);
-    http.set_keep_alive_timeout(5);
+    // An idle kept-alive connection holds its thread this long, and so delays a stop.
+    http.set_keep_alive_timeout(1);
 
     const std::string key = options_.api_key.toStdString();
     const int max_headers = options_.max_headers;
@@ -265,14 +266,24 @@ bool HttpListener::start(QString* error) {
                                         : QStringLiteral("no free port"));
         return false;
     }
-    thread_ = std::thread([&http] { http.listen_after_bind(); });
+    auto ended = std::make_shared<std::atomic<bool>>(false);
+    thread_ = std::thread([&http, ended] {
+        http.listen_after_bind();
+        *ended = true;
+    });
+    // cpp-httplib's stop() does nothing until the loop runs, and would leave it waiting in accept().
+    while (!http.is_running() && !*ended) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     return true;
+}
+
+void HttpListener::close() {
+    *stopping_ = true;
+    http_->stop();
 }
 
 void HttpListener::stop() {
     if (!thread_.joinable()) return;
-    *stopping_ = true;
-    http_->stop();
+    close();
     thread_.join();
 }
 

@@ -39,6 +39,9 @@ public:
     // Binds and serves on threads of its own; false with the reason (the port taken, another
     // address without an API key).
     bool start(QString* error);
+    // Frees the port at once and tells connections to end; stop() also waits for them (at most
+    // the idle time of one that is reading a request).
+    void close();
     void stop();
     int port() const { return port_; }
     // The base URL clients are given: http://host:port/v1

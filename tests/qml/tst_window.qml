@@ -419,6 +419,40 @@ Item {
             compare(testApp.format.chatFormat, ChatFormatChoice.Llama2Chat)
         }
 
+        // Every row of Settings lies inside the dialog at every zoom: none is cut at its right
+        // edge (at 150 % the rows were 13 px wider than the dialog, cutting every value and button).
+        function test_8_settings_fit_their_dialog_at_every_zoom() {
+            const settings = findChild(view, "settingsDialog")
+            settings.open()
+            tryCompare(settings, "opened", true)
+            const scroll = findChild(settings, "settingsScroll")
+            const column = findChild(settings, "settingsColumn")
+            testApp.appearance.resetZoom()
+            for (;;) {
+                // As Main.qml's window sets its font, which popups take (this test has no such window).
+                settings.font.pointSize = Qt.application.font.pointSize * testApp.appearance.zoom
+                wait(50)  // the layout settles
+                const wide = []
+                for (let i = 0; i < column.children.length; ++i) {
+                    const row = column.children[i]
+                    if (!row.visible)
+                        continue
+                    const right = row.mapToItem(scroll, row.width, 0).x
+                    if (right > scroll.width)
+                        wide.push((row.objectName || row.text || ("row " + i)) + " ends at " + right)
+                }
+                verify(wide.length === 0, "at " + testApp.appearance.zoom + ", wider than the dialog's " + scroll.width
+                       + ": " + wide.join("; "))
+                if (!testApp.appearance.canZoomIn)
+                    break
+                testApp.appearance.zoomIn()
+            }
+            testApp.appearance.resetZoom()
+            settings.font.pointSize = Qt.application.font.pointSize
+            settings.close()
+            tryCompare(settings, "visible", false)
+        }
+
         function test_8_banner_above_settings_and_tooltips() {
             const settings = findChild(view, "settingsDialog")
             settings.open()
