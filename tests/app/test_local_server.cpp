@@ -45,6 +45,18 @@ QByteArray question(const QString& text) {
 // The built-in model, which a test program does not have beside it.
 QString builtin() { return QStringLiteral(LLAMADESK_BUILTIN_MODEL_FILE); }
 
+// The window with the built-in model loaded, serving on a free port (network: other computers too).
+bool serving(AppFixture& f, bool network = false) {
+    f.app->start(QString());
+    if (!f.load(builtin()) || f.app->model()->name().isEmpty()) return false;
+    LocalServer* server = f.app->server();
+    server->setPort(0);
+    server->setAllowNetwork(network);
+    server->setEnabled(true);
+    if (!server->running()) qWarning("not serving: %s", qPrintable(server->status()));
+    return server->running();
+}
+
 }  // namespace
 
 class LocalServerTest : public QObject {
@@ -55,13 +67,8 @@ class LocalServerTest : public QObject {
 private slots:
     void servesTheWindowsModelWhileTheWindowAnswers() {
         AppFixture f;
-        f.app->start(QString());
-        QVERIFY(f.load(builtin()));
-        QVERIFY(!f.app->model()->name().isEmpty());
+        QVERIFY(serving(f));
         LocalServer* server = f.app->server();
-        server->setPort(0);
-        server->setEnabled(true);
-        QVERIFY2(server->running(), qPrintable(server->status()));
         QVERIFY(server->address().startsWith("http://127.0.0.1:"));
 
         // The window asks; the API asks while it answers; both get their answers.
@@ -95,13 +102,8 @@ private slots:
         const QString other = dir_.filePath("other.gguf");
         write_gguf(make_synthetic_checkpoint(synthetic_config("15M"), DType::F32, 5), other.toStdString());
         AppFixture f;
-        f.app->start(QString());
-        QVERIFY(f.load(builtin()));
-        QVERIFY(!f.app->model()->name().isEmpty());
+        QVERIFY(serving(f));
         LocalServer* server = f.app->server();
-        server->setPort(0);
-        server->setEnabled(true);
-        QVERIFY(server->running());
 
         // Requests go on while the other model loads: each is answered by one model, or told
         // when to try again.
@@ -131,14 +133,8 @@ private slots:
 
     void otherComputersNeedTheKey() {
         AppFixture f;
-        f.app->start(QString());
-        QVERIFY(f.load(builtin()));
-        QVERIFY(!f.app->model()->name().isEmpty());
+        QVERIFY(serving(f, true));
         LocalServer* server = f.app->server();
-        server->setPort(0);
-        server->setAllowNetwork(true);
-        server->setEnabled(true);
-        QVERIFY2(server->running(), qPrintable(server->status()));
         const QByteArray key = server->apiKey().toUtf8();
         QVERIFY(key.size() >= 20);  // made for it, and kept
         QCOMPARE(http(server->address() + "/models").status, 401);
