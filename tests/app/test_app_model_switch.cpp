@@ -1,8 +1,13 @@
 // What the window shows across model switches, with synthetic models and nothing from ../shared: a
 // conversation in a format the next model cannot write (Llama 3 headers, a SentencePiece model)
 // keeps its text, takes that model's format and says so, while the load happens whole; a failed
-// load's message goes once a load the person chose succeeds.
+// load's message goes once a load the person chose succeeds. A state machine drives random
+// sequences of loads (good, hostile, a server that does not answer, a model that cannot write the
+// conversation's format), sends and switches, and after each step checks that everything the
+// window shows names the model the engine really holds.
 #include <QFile>
+#include <QFileInfo>
+#include <QRandomGenerator>
 #include <QtTest>
 
 #include "app_fixture.h"
@@ -71,6 +76,110 @@ private slots:
         // the conversation stays in the format it took; the note named sp, and goes with it
         QCOMPARE(list->current()->format, ChatFormat(f.app->format()->chatFormat()));
         QVERIFY(wait_until([&] { return f.app->format()->formatNote().isEmpty(); }, 10000));
+    }
+
+    void randomLoadsSendsAndSwitchesKeepEverythingTrue() {
+        const QString builtin = QStringLiteral(LLAMADESK_BUILTIN_MODEL_FILE);
+        const QStringList good{llama3_, sentencepiece_, builtin};
+        const QString no_server = QStringLiteral("http://127.0.0.1:1/v1#absent");
+        AppFixture f;
+        f.app->start(QString());
+        ConversationList* list = f.app->conversations();
+        list->settings()->setMaxNewTokens(4);
+        // The engine's own word: what the worker last said it loaded.
+        ModelInfo engine;
+        QString engine_path;
+        connect(f.app->worker(), &InferenceWorker::modelLoaded, this,
+                [&](const QString& path, const QString&, const ModelInfo& info) {
+                    engine = info;
+                    engine_path = path;
+                });
+
+        const quint32 seed = QRandomGenerator::global()->generate();
+        QRandomGenerator random(seed);
+        QStringList steps;
+        const auto where = [&] { return QStringLiteral("seed %1, after: %2").arg(seed).arg(steps.join(" > ")); };
+        bool answered_since_load = false;
+        for (int step = 0; step < 40; ++step) {
+            const int action = step == 0 ? 0 : int(random.bounded(7));
+            bool failed_load = false;
+            switch (action) {
+            case 0: {  // a good model
+                const QString path = good[int(random.bounded(good.size()))];
+                steps << "load " + QFileInfo(path).completeBaseName();
+                QVERIFY2(f.load(path), qPrintable(where()));
+                answered_since_load = false;
+                break;
+            }
+            case 1:  // a hostile file
+                steps << "load broken";
+                QVERIFY2(f.load(broken_), qPrintable(where()));
+                failed_load = true;
+                break;
+            case 2:  // a server that does not answer
+                steps << "load server";
+                QVERIFY2(f.load(no_server), qPrintable(where()));
+                failed_load = true;
+                break;
+            case 3:
+            case 4: {  // a message
+                steps << "send";
+                const AppFixture::Finished* answer = f.sendAndWait("hello " + QString::number(step));
+                QVERIFY2(answer, qPrintable(where()));
+                QVERIFY2(answer->result.status.ok(), qPrintable(where() + ": " + answer->result.status.message.c_str()));
+                answered_since_load = true;
+                break;
+            }
+            case 5:  // a new conversation, written in Llama 3's format whatever the model
+                steps << "new llama3";
+                list->newConversation();
+                list->setFormat(list->current(), ChatFormat::Llama3Chat);
+                break;
+            default:  // another conversation
+                steps << "switch";
+                list->selectConversation(int(random.bounded(list->model()->rowCount())));
+                break;
+            }
+            QVERIFY2(wait_until([&] { return !f.app->model()->loading() && !f.app->generation()->generating(); }, 30000),
+                     qPrintable(where()));
+            QCoreApplication::processEvents();
+
+            // Everything the window shows names the model the engine holds.
+            QVERIFY2(f.app->model()->hasModel(), qPrintable(where()));
+            QCOMPARE(f.app->model()->name(), QString::fromStdString(engine.name));
+            QCOMPARE(f.app->model()->path(), engine_path);
+            QCOMPARE(f.app->model()->kvHeads(), engine.n_kv_heads);
+            QCOMPARE(f.app->model()->contextLength(), engine.context_length);
+            QCOMPARE(f.app->model()->recentCheckpoints().value(0), engine_path);
+            QCOMPARE(f.app->figures()->contextLength(), engine.context_length);
+            QCOMPARE(list->modelDefaults().format, engine.chat_format);
+            if (f.app->inspector()->blocks() > 0) {
+                QCOMPARE(f.app->inspector()->kvHeads(), engine.n_kv_heads);
+                QCOMPARE(f.app->inspector()->headDim(), engine.head_dim);
+            }
+            // A failed load says so and names the file; a good one takes the message away.
+            if (failed_load)
+                QVERIFY2(!f.app->errorMessage().isEmpty(), qPrintable(where()));
+            if (action == 0)
+                QVERIFY2(f.app->errorMessage().isEmpty(), qPrintable(where() + ": " + f.app->errorMessage()));
+            // An answer is the loaded model's: the figures and the saved record say which.
+            if (action == 3 || action == 4) {
+                QCOMPARE(list->current()->model, QString::fromStdString(engine.name));
+                QCOMPARE(f.app->figures()->answerModel(), QString::fromStdString(engine.name));
+                // Llama 3's format gave way where the model cannot write it, and the conversation says so.
+                const bool writes_llama3 =
+                    engine.chat_format == ChatFormat::Llama3Chat || engine.chat_format == ChatFormat::Llama31Chat;
+                if (!writes_llama3) {
+                    QVERIFY2(list->current()->format != ChatFormat::Llama3Chat, qPrintable(where()));
+                    QVERIFY2(wait_until([&] { return list->current()->format == engine.chat_format; }, 5000) ||
+                                 list->current()->stats.format_note.empty(),
+                             qPrintable(where()));
+                }
+            }
+            if (!answered_since_load) QVERIFY2(!f.app->figures()->hasAnswer() || action != 0, qPrintable(where()));
+            f.app->dismissError();
+        }
+        qInfo("%s", qPrintable(where()));
     }
 };
 

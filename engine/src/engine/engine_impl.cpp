@@ -55,6 +55,7 @@ ConversationId Engine::Impl::create(ChatFormat format, const std::string& date) 
     conv.id = id;
     conv.format = format;
     conv.date = date.empty() ? today_date() : date;
+    conv.history_stale = true;  // not yet checked against the model: a format it cannot write gives way
     return id;
 }
 
@@ -88,6 +89,9 @@ void Engine::Impl::retokenize_if_stale(Sequence& conv) {
     auto tokenize = [&] {
         // The tokens the saved cache was computed from, when its text was saved; else the text's own.
         if (!model->snapshots || !restore_history(*model, conv)) rebuild_history(conv, *model->tokenizer);
+        // A conversation without turns has written nothing yet: its first turn tells whether it can.
+        if (conv.turns.empty())
+            (void)render_user_turn(*model->tokenizer, conv.format, true, std::string(), std::string(), conv.date);
     };
     try {
         tokenize();
