@@ -67,7 +67,8 @@ Item {
             isLast: index === ListView.view.count - 1
             busy: chatView.busy
             onCopyRequested: (text) => chatView.transfer.copyText(text)
-            onRegenerateRequested: chatView.generation.regenerate()
+            onRegenerateRequested: (row) => chatView.generation.regenerateAt(row)
+            onBranchRequested: (row) => chatView.conversations.branchFromMessage(row)
             onContinueRequested: chatView.generation.continueAnswer()
             onResendRequested: (row, text) => chatView.generation.editAndResend(row, text)
             onDeleteRequested: (row) => chatView.generation.deleteExchange(row)

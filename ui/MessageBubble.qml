@@ -1,8 +1,8 @@
 // One message. Answers render Markdown as prose and code blocks (highlighted, each with a Copy
 // button of its own; raw HTML in an answer is shown as text, never rendered) or plain text; user
-// messages can be edited and resent; each can be copied; the last answer can be regenerated, and
-// continued when it was cut short; right-click (or the Menu key) gives the same actions and deletes
-// the exchange. Messages dropped from the model's memory stay, dimmed and marked.
+// messages can be edited and resent (an earlier one in a branch); each can be copied; an answer can
+// be regenerated (an earlier one in a branch), and continued when it was cut short; right-click (or
+// the Menu key) gives the same actions, deletes the exchange, and branches into a new conversation. Messages dropped from the model's memory stay, dimmed and marked.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -21,7 +21,8 @@ Item {
     required property bool isLast
     required property bool busy
     signal copyRequested(string text)
-    signal regenerateRequested()
+    signal regenerateRequested(int row)
+    signal branchRequested(int row)
     signal continueRequested()
     signal resendRequested(int row, string text)
     signal deleteRequested(int row)
@@ -75,7 +76,14 @@ Item {
             Menu {
                 id: messageMenu
                 objectName: "messageMenu"
-                width: Math.max(implicitWidth, 240)
+                // As wide as its widest item, so none is cut at a larger zoom.
+                width: {
+                    let widest = 240
+                    for (let i = 0; i < count; ++i)
+                        if (itemAt(i))
+                            widest = Math.max(widest, itemAt(i).implicitWidth)
+                    return widest
+                }
                 MenuItem { text: qsTr("Copy"); onTriggered: bubble.copyRequested(bubble.text) }
                 // What does not apply to this message is greyed, so the menu keeps one shape.
                 MenuItem {
@@ -84,9 +92,16 @@ Item {
                     onTriggered: bubble.startEditing()
                 }
                 MenuItem {
-                    text: qsTr("Regenerate")
-                    enabled: !bubble.mine && bubble.isLast && !bubble.forgotten && !bubble.busy
-                    onTriggered: bubble.regenerateRequested()
+                    // The last answer in place; an earlier one in a new conversation (a branch).
+                    text: bubble.isLast ? qsTr("Regenerate") : qsTr("Regenerate in a branch")
+                    enabled: !bubble.mine && !bubble.forgotten && !bubble.busy
+                    onTriggered: bubble.regenerateRequested(bubble.index)
+                }
+                MenuItem {
+                    objectName: "branchHere"
+                    text: qsTr("Branch into a new conversation")
+                    enabled: !bubble.busy
+                    onTriggered: bubble.branchRequested(bubble.index)
                 }
                 MenuSeparator {}
                 MenuItem {
@@ -172,7 +187,7 @@ Item {
                 visible: !bubble.mine && bubble.isLast && !bubble.forgotten
                 enabled: !bubble.busy
                 text: bubble.stopReason === AnswerEnd.Interrupted ? qsTr("Retry") : qsTr("Regenerate")
-                onClicked: bubble.regenerateRequested()
+                onClicked: bubble.regenerateRequested(bubble.index)
             }
         }
     }

@@ -176,6 +176,28 @@ void ConversationList::newConversation() {
     show(createConversation());
 }
 
+void ConversationList::branchFromMessage(int row) {
+    if (ConversationItem* c = current(); c && row >= 0 && row < c->messages.size())
+        branch(c, row + 1);
+}
+
+ConversationItem* ConversationList::branch(ConversationItem* source, int keep) {
+    ConversationItem b;
+    b.id = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    b.title = tr("%1 (branch)").arg(source->title);
+    b.created = source->created;  // the same day: Llama 3.1's header, and so the shared blocks, stay the same
+    b.messages = source->messages.mid(0, keep);
+    b.format = source->format;
+    b.model = source->model;
+    b.stats.context_length = source->stats.context_length;
+    settings_.assign(b.id, settings_.systemPromptOf(source->id), settings_.samplingOf(source->id));
+    ConversationItem* added = model_.prepend(std::move(b));
+    save(added);
+    restore(added);
+    show(added);
+    return added;
+}
+
 void ConversationList::selectConversation(int row) {
     if (ConversationItem* c = model_.at(row); c && c != current())
         show(c);

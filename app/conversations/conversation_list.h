@@ -73,6 +73,12 @@ public:
     void addConversation(ConversationRecord conversation);
 
     Q_INVOKABLE void newConversation();
+    // A new conversation, shown, holding the current one's messages up to and including `row`,
+    // with its format, day, system prompt and sampling; the current one stays as it is. Its
+    // cache is the other's blocks for those turns (shared prefixes), so nothing is computed again.
+    Q_INVOKABLE void branchFromMessage(int row);
+    // The same for any conversation: its first `keep` messages. Returns the new one.
+    ConversationItem* branch(ConversationItem* source, int keep);
     Q_INVOKABLE void selectConversation(int row);
     Q_INVOKABLE void renameConversation(int row, const QString& title);
     // Takes the conversation out of the list; it is gone for good after kUndoMs unless undone.

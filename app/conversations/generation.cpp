@@ -141,11 +141,26 @@ void Generation::continueAnswer() {
     emit requestContinue(c->id, list_->settings()->generateParams());
 }
 
+void Generation::regenerateAt(int messageRow) {
+    ConversationItem* c = idle();
+    if (!c || messageRow < 1 || messageRow >= c->messages.size() ||
+        c->messages[messageRow].role != Message::Role::Assistant ||
+        c->messages[messageRow - 1].role != Message::Role::User)
+        return;
+    if (messageRow == c->messages.size() - 1)
+        return regenerate();
+    const QString question = c->messages[messageRow - 1].text;
+    start(list_->branch(c, messageRow - 1), question);
+}
+
 void Generation::editAndResend(int messageRow, const QString& text) {
     ConversationItem* c = idle();
     if (!c || messageRow < 0 || messageRow >= c->messages.size() ||
         c->messages[messageRow].role != Message::Role::User || text.trimmed().isEmpty())
         return;
+    // An earlier question: what came after it stays where it is, and the new one goes on in a branch.
+    if (messageRow + 2 < c->messages.size())
+        return start(list_->branch(c, messageRow), text);
     const int turn = c->turns_before(messageRow);
     list_->messages()->truncate(c, messageRow);
     emit requestTruncate(c->id, turn);

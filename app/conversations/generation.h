@@ -39,7 +39,12 @@ public:
 
     Q_INVOKABLE void stop();
     Q_INVOKABLE void regenerate();
+    // The answer at messageRow again: the last one in place (regenerate()); an earlier one in a
+    // branch (a new conversation with everything before it), so nothing after it is lost.
+    Q_INVOKABLE void regenerateAt(int messageRow);
     Q_INVOKABLE void continueAnswer();
+    // The question at messageRow, edited, asked again: the last one in place; an earlier one in a
+    // branch, as regenerateAt() does.
     Q_INVOKABLE void editAndResend(int messageRow, const QString& text);
     // Deletes a question and its answer (messageRow is either). The last exchange cuts the cache
     // back; an earlier one gives the engine the history without it, computed again when next used.

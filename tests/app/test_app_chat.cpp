@@ -390,8 +390,12 @@ private slots:
         QCOMPARE(QString::fromStdString(again.text), answer);  // greedy: the same answer
         QCOMPARE(conversations()->messages()->rowCount(), 4);
 
+        // Editing the earlier question goes on in a branch: this conversation keeps all four.
+        const QString original = conversations()->currentId();
         generation()->editAndResend(0, "Tell me about a fish.");
         QVERIFY(f_->waitForAnswer(f_->finished.size()));
+        QVERIFY(conversations()->currentId() != original);
+        QCOMPARE(conversations()->find(original)->messages.size(), 4);
         const AppFixture::Finished& edited = f_->finished.last();
         QCOMPARE(edited.n_turns, 1);
         // Its first block may come back from disk: the earlier first turn began with the same tokens.
@@ -403,6 +407,45 @@ private slots:
         QCOMPARE(conversations()->messages()->rowCount(), 2);
         QCOMPARE(conversations()->messages()->index(0).data(MessageListModel::TextRole).toString(),
                  QString("Tell me about a fish."));
+    }
+
+    // Any message branches into a new conversation that starts from the other's cache; an earlier
+    // answer regenerates in a branch; the conversation branched from keeps every message.
+    void earlierMessagesBranch() {
+        conversations()->newConversation();
+        format()->setChatFormat(ChatFormatChoice::Llama2Chat);
+        QVERIFY(f_->sendAndWait("Tell me about a bird."));
+        const QString first_answer = QString::fromStdString(f_->finished.last().result.text);
+        QVERIFY(f_->sendAndWait("Where did it fly?"));
+        const QString original = conversations()->currentId();
+        ConversationItem* source = conversations()->find(original);
+        QCOMPARE(source->messages.size(), 4);
+
+        conversations()->branchFromMessage(1);
+        ConversationItem* branch = conversations()->current();
+        QVERIFY(branch->id != original);
+        QCOMPARE(branch->messages.size(), 2);
+        QCOMPARE(branch->messages[1].text, first_answer);
+        QCOMPARE(branch->format, source->format);
+        QCOMPARE(conversations()->settings()->systemPromptOf(branch->id),
+                 conversations()->settings()->systemPromptOf(original));
+        const AppFixture::Finished* next = f_->sendAndWait("And then?");
+        QVERIFY(next && next->result.status.ok());
+        // The first exchange's full blocks came from the conversation branched from, not computed.
+        const GenerationStats& s = next->result.stats;
+        QVERIFY2(s.shared_tokens + s.restored_tokens >= 16,
+                 qPrintable(QString("shared %1, restored %2").arg(s.shared_tokens).arg(s.restored_tokens)));
+        QCOMPARE(source->messages.size(), 4);
+
+        conversations()->selectConversation(conversations()->model()->rowOf(original));
+        QCOMPARE(conversations()->currentId(), original);
+        generation()->regenerateAt(1);  // an earlier answer
+        const AppFixture::Finished* again = f_->waitForAnswer(f_->finished.size());
+        QVERIFY(again && again->result.status.ok());
+        QVERIFY(conversations()->currentId() != original);
+        QCOMPARE(conversations()->current()->messages.size(), 2);
+        QCOMPARE(QString::fromStdString(again->result.text), first_answer);  // greedy: the same answer
+        QCOMPARE(source->messages.size(), 4);
     }
 
     // Filling the context offers the choice; dropping the oldest turns lets the conversation go on.

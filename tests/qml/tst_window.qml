@@ -691,5 +691,35 @@ Item {
             compare(lastBubbleText(), findChild(list.itemAtIndex(1), "messageText").text)
             compare(list.itemAtIndex(0).text, "Two")
         }
+
+        // Right-click on an earlier answer: Branch goes on in a new conversation with what came up to
+        // it; the one it came from keeps everything.
+        function test_9j_message_menu_branches() {
+            testApp.conversations.newConversation()
+            typeAndSend("One")
+            tryCompare(testApp.generation, "generating", false, 60000)
+            typeAndSend("Two")
+            tryCompare(testApp.generation, "generating", false, 60000)
+            const original = testApp.conversations.currentId
+            const list = findChild(view, "messageList")
+            list.positionViewAtBeginning()
+            wait(50)
+            const answer = list.itemAtIndex(1)
+            mouseClick(answer, 40, 12, Qt.RightButton)
+            const menu = findChild(answer, "messageMenu")
+            tryCompare(menu, "opened", true)
+            let branch = null
+            for (let i = 0; i < menu.count; ++i)
+                if (menu.itemAt(i).objectName === "branchHere")
+                    branch = menu.itemAt(i)
+            verify(branch && branch.enabled)
+            mouseClick(branch)
+            verify(testApp.conversations.currentId !== original)
+            compare(testApp.conversations.messages.count, 2)
+            compare(list.itemAtIndex(0).text, "One")
+            testApp.conversations.selectConversation(1)  // the one it came from, now second
+            compare(testApp.conversations.currentId, original)
+            compare(testApp.conversations.messages.count, 4)
+        }
     }
 }
