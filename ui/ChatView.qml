@@ -69,6 +69,7 @@ Item {
             onCopyRequested: (text) => chatView.transfer.copyText(text)
             onRegenerateRequested: (row) => chatView.generation.regenerateAt(row)
             onBranchRequested: (row) => chatView.conversations.branchFromMessage(row)
+            onVersionRequested: (row, version) => chatView.generation.showVersion(row, version)
             onContinueRequested: chatView.generation.continueAnswer()
             onResendRequested: (row, text) => chatView.generation.editAndResend(row, text)
             onDeleteRequested: (row) => chatView.generation.deleteExchange(row)

@@ -1,8 +1,9 @@
 // One message. Answers render Markdown as prose and code blocks (highlighted, each with a Copy
 // button of its own; raw HTML in an answer is shown as text, never rendered) or plain text; user
-// messages can be edited and resent (an earlier one in a branch); each can be copied; an answer can
-// be regenerated (an earlier one in a branch), and continued when it was cut short; right-click (or
-// the Menu key) gives the same actions, deletes the exchange, and branches into a new conversation. Messages dropped from the model's memory stay, dimmed and marked.
+// messages can be edited and resent; each can be copied; an answer can be regenerated, and the last
+// continued when it was cut short; what a regenerate or an edit replaced stays as another version
+// there ("‹ 1/2 ›"); right-click (or the Menu key) gives the same actions, deletes the exchange, and
+// branches into a new conversation. Messages dropped from the model's memory stay, dimmed and marked.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -20,9 +21,12 @@ Item {
     required property bool forgotten
     required property bool isLast
     required property bool busy
+    required property int version       // from 1
+    required property int versionCount  // 1: never regenerated or edited here
     signal copyRequested(string text)
     signal regenerateRequested(int row)
     signal branchRequested(int row)
+    signal versionRequested(int row, int version)  // version from 0
     signal continueRequested()
     signal resendRequested(int row, string text)
     signal deleteRequested(int row)
@@ -92,8 +96,7 @@ Item {
                     onTriggered: bubble.startEditing()
                 }
                 MenuItem {
-                    // The last answer in place; an earlier one in a new conversation (a branch).
-                    text: bubble.isLast ? qsTr("Regenerate") : qsTr("Regenerate in a branch")
+                    text: qsTr("Regenerate")
                     enabled: !bubble.mine && !bubble.forgotten && !bubble.busy
                     onTriggered: bubble.regenerateRequested(bubble.index)
                 }
@@ -160,6 +163,30 @@ Item {
                 }
                 color: Theme.muted
                 font.pixelSize: Theme.px(11)
+            }
+            // ‹ 2/3 ›: the versions of this message (and of all after it) to move between.
+            ActionButton {
+                objectName: "previousVersion"
+                visible: bubble.versionCount > 1
+                enabled: bubble.version > 1 && !bubble.busy
+                text: "‹"
+                Accessible.name: qsTr("Previous version")
+                onClicked: bubble.versionRequested(bubble.index, bubble.version - 2)
+            }
+            Label {
+                objectName: "versionLabel"
+                visible: bubble.versionCount > 1
+                text: bubble.version + "/" + bubble.versionCount
+                color: Theme.muted
+                font.pixelSize: Theme.px(11)
+            }
+            ActionButton {
+                objectName: "nextVersion"
+                visible: bubble.versionCount > 1
+                enabled: bubble.version < bubble.versionCount && !bubble.busy
+                text: "›"
+                Accessible.name: qsTr("Next version")
+                onClicked: bubble.versionRequested(bubble.index, bubble.version)
             }
             CopyButton {
                 onClicked: bubble.copyRequested(bubble.text)

@@ -20,10 +20,30 @@ struct Message {
     AnswerEnd::Reason stop_reason = AnswerEnd::None;  // for a finished answer
     bool forgotten = false;  // dropped from the model's view to make room; still shown
     QDateTime time;          // when it was sent, or when its answer began (UTC); null in old files
+    // Branches: the other versions of this message and of everything after it (an answer
+    // regenerated, a question edited and sent again), each as it was left, in the order they were
+    // made; this one is number `version` among all of them.
+    std::vector<std::vector<Message>> other_versions;
+    int version = 0;
 };
 
 // An answer cut short (stopped, at its token limit, or interrupted) that the model can go on with.
 bool can_continue(const Message& m);
+
+// The versions at a message (1 when it was never branched).
+inline int version_count(const Message& m) { return int(m.other_versions.size()) + 1; }
+
+// What a new version at a row must carry: the versions there, the one shown now among them.
+struct Versions {
+    std::vector<std::vector<Message>> others;
+    int version = 0;
+};
+// Keeps messages[row..] as one of the versions at row, for a new version to take the row: the
+// new one is the last.
+Versions keep_as_version(const QList<Message>& messages, int row);
+// Shows version k at row: the messages from row on swap places with it. False when k is not one
+// of the other versions there.
+bool show_version(QList<Message>& messages, int row, int k);
 
 // A conversation as the store writes it (and export carries it): its messages, its chat format,
 // the text typed and not sent yet, and the model that wrote its last answer.

@@ -1,5 +1,7 @@
 #include "conversations/conversation_export.h"
 
+#include "conversations/message_versions_json.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -13,17 +15,35 @@ QString role_name(Message::Role role) { return role == Message::Role::User ? "us
 
 QString iso(const QDateTime& t) { return t.isValid() ? t.toString(Qt::ISODateWithMs) : QString(); }
 
+QJsonObject message_json(const Message& m) {
+    QJsonObject o{{"role", role_name(m.role)}, {"text", m.text}, {"time", iso(m.time)}};
+    if (m.role == Message::Role::Assistant)
+        o.insert("stop_reason", AnswerEnd::name(m.streaming ? AnswerEnd::Interrupted : m.stop_reason));
+    if (m.forgotten)
+        o.insert("forgotten", true);
+    if (!m.other_versions.empty()) {
+        o.insert("version", m.version);
+        o.insert("other_versions", versions_json(m.other_versions, message_json));
+    }
+    return o;
+}
+
+Message message_from(const QJsonObject& m) {
+    Message msg;
+    msg.role = m.value("role").toString() == "user" ? Message::Role::User : Message::Role::Assistant;
+    msg.text = m.value("text").toString();
+    msg.time = QDateTime::fromString(m.value("time").toString(), Qt::ISODateWithMs);
+    msg.stop_reason = AnswerEnd::from_name(m.value("stop_reason").toString());
+    msg.forgotten = m.value("forgotten").toBool();
+    versions_from(m, msg, message_from);
+    return msg;
+}
+
 QJsonObject conversation_json(const ConversationExport& e) {
     const ConversationRecord& c = e.conversation;
     QJsonArray messages;
-    for (const Message& m : c.messages) {
-        QJsonObject o{{"role", role_name(m.role)}, {"text", m.text}, {"time", iso(m.time)}};
-        if (m.role == Message::Role::Assistant)
-            o.insert("stop_reason", AnswerEnd::name(m.streaming ? AnswerEnd::Interrupted : m.stop_reason));
-        if (m.forgotten)
-            o.insert("forgotten", true);
-        messages.append(o);
-    }
+    for (const Message& m : c.messages)
+        messages.append(message_json(m));
     return {{"id", c.id},
             {"title", c.title},
             {"created", iso(c.created)},
@@ -60,13 +80,7 @@ std::optional<ConversationExport> conversation_from(const QJsonObject& o, QStrin
                          .arg(i + 1).arg(role, expected);
             return std::nullopt;
         }
-        Message msg;
-        msg.role = role == "user" ? Message::Role::User : Message::Role::Assistant;
-        msg.text = m.value("text").toString();
-        msg.time = QDateTime::fromString(m.value("time").toString(), Qt::ISODateWithMs);
-        msg.stop_reason = AnswerEnd::from_name(m.value("stop_reason").toString());
-        msg.forgotten = m.value("forgotten").toBool();
-        c.messages.append(msg);
+        c.messages.append(message_from(m));
     }
     if (!c.created.isValid())
         c.created = QDateTime::currentDateTimeUtc();

@@ -1,5 +1,7 @@
 #include "conversations/conversation_store.h"
 
+#include "conversations/message_versions_json.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -13,9 +15,35 @@ namespace {
 
 // 2 added format, draft, forgotten and interrupted answers; version 1 files read as chat.
 // 3 added each message's time and the model of the last answer.
-constexpr int kFormatVersion = 3;
+// 4 added a message's other versions (branches) and which one is shown.
+constexpr int kFormatVersion = 4;
 
 QString role_name(Message::Role role) { return role == Message::Role::User ? "user" : "assistant"; }
+
+QJsonObject message_json(const Message& m) {
+    QJsonObject o{{"role", role_name(m.role)}, {"text", m.text},
+                  {"stop_reason", AnswerEnd::name(m.streaming ? AnswerEnd::Interrupted : m.stop_reason)}};
+    if (m.forgotten)
+        o.insert("forgotten", true);
+    if (m.time.isValid())
+        o.insert("time", m.time.toString(Qt::ISODateWithMs));
+    if (!m.other_versions.empty()) {
+        o.insert("version", m.version);
+        o.insert("other_versions", versions_json(m.other_versions, message_json));
+    }
+    return o;
+}
+
+Message message_from(const QJsonObject& o) {
+    Message m;
+    m.role = o.value("role").toString() == "user" ? Message::Role::User : Message::Role::Assistant;
+    m.text = o.value("text").toString();
+    m.stop_reason = AnswerEnd::from_name(o.value("stop_reason").toString());
+    m.forgotten = o.value("forgotten").toBool();
+    m.time = QDateTime::fromString(o.value("time").toString(), Qt::ISODateWithMs);
+    versions_from(o, m, message_from);
+    return m;
+}
 
 }  // namespace
 
@@ -25,15 +53,8 @@ QString ConversationStore::pathOf(const QString& id) const { return dir_ + "/" +
 
 QByteArray ConversationStore::toJson(const ConversationRecord& conversation) {
     QJsonArray messages;
-    for (const Message& m : conversation.messages) {
-        QJsonObject o{{"role", role_name(m.role)}, {"text", m.text},
-                      {"stop_reason", AnswerEnd::name(m.streaming ? AnswerEnd::Interrupted : m.stop_reason)}};
-        if (m.forgotten)
-            o.insert("forgotten", true);
-        if (m.time.isValid())
-            o.insert("time", m.time.toString(Qt::ISODateWithMs));
-        messages.append(o);
-    }
+    for (const Message& m : conversation.messages)
+        messages.append(message_json(m));
     const QJsonObject root{{"version", kFormatVersion},
                            {"id", conversation.id},
                            {"title", conversation.title},
@@ -67,16 +88,8 @@ std::optional<ConversationRecord> ConversationStore::fromJson(const QByteArray& 
     c.format = format_from_key(root.value("format").toString(), llamadesk::ChatFormat::Llama2Chat);
     c.draft = root.value("draft").toString();
     c.model = root.value("model").toString();
-    for (const QJsonValue& v : root.value("messages").toArray()) {
-        const QJsonObject o = v.toObject();
-        Message m;
-        m.role = o.value("role").toString() == "user" ? Message::Role::User : Message::Role::Assistant;
-        m.text = o.value("text").toString();
-        m.stop_reason = AnswerEnd::from_name(o.value("stop_reason").toString());
-        m.forgotten = o.value("forgotten").toBool();
-        m.time = QDateTime::fromString(o.value("time").toString(), Qt::ISODateWithMs);
-        c.messages.append(m);
-    }
+    for (const QJsonValue& v : root.value("messages").toArray())
+        c.messages.append(message_from(v.toObject()));
     return c;
 }
 

@@ -26,8 +26,13 @@ void Generation::start(ConversationItem* c, const QString& text) {
     const QString title_before = c->title;
     list_->nameAfter(c, text);
     const QDateTime now = QDateTime::currentDateTimeUtc();
-    list_->messages()->append(c, {Message::Role::User, text, false, {}, false, now});
-    list_->messages()->append(c, {Message::Role::Assistant, {}, true, {}, false, now});
+    Message question, answer;
+    question.text = text;
+    answer.role = Message::Role::Assistant;
+    answer.streaming = true;
+    question.time = answer.time = now;
+    list_->messages()->append(c, question);
+    list_->messages()->append(c, answer);
     beginStreaming(c, int(c->messages.size()) - 1, title_before, QString());
     emit requestGenerate(c->id, text, list_->settings()->generateParams());
 }
@@ -35,7 +40,7 @@ void Generation::start(ConversationItem* c, const QString& text) {
 void Generation::beginStreaming(ConversationItem* c, int row, const QString& titleBefore,
                                 const QString& answerBefore) {
     Stream& stream = streams_[c->id];
-    stream = Stream{row, answerBefore, titleBefore, {}, 0};
+    stream = Stream{row, answerBefore, titleBefore, {}, 0, -1, 0};
     stream.since_save.start();
     list_->save(c);  // the question survives a kill during the answer
     // No answer of this conversation is in flight, so the worker is not reading its flag now.
@@ -75,7 +80,15 @@ void Generation::onGenerationFinished(const QString& key, const GenerationResult
         if (nTurns < c->remembered_turns()) {
             // The engine did not keep this turn: take the question back out so both histories agree.
             const QString question = c->messages[row - 1].text;
-            list_->messages()->truncate(c, row - 1);
+            if (stream.version_row >= 0) {
+                // It was asked again in place of a version: that version comes back, and the engine
+                // is given its history.
+                list_->messages()->showVersion(c, stream.version_row, stream.version_before);
+                list_->messages()->dropLastVersion(c, stream.version_row);
+                list_->restore(c);
+            } else {
+                list_->messages()->truncate(c, row - 1);
+            }
             list_->setTitle(c, stream.title_before);
             emit refused(c, question, result.status);
         } else {
@@ -120,15 +133,42 @@ bool Generation::dropOldestTurns(ConversationItem* c) {
 }
 
 void Generation::regenerate() {
+    if (ConversationItem* c = idle())
+        regenerateAt(int(c->messages.size()) - 1);
+}
+
+void Generation::regenerateAt(int messageRow) {
     ConversationItem* c = idle();
-    const int n = c ? int(c->messages.size()) : 0;
-    if (n < 2 || c->messages[n - 1].role != Message::Role::Assistant || c->messages[n - 2].forgotten)
+    if (!c || messageRow < 1 || messageRow >= c->messages.size() ||
+        c->messages[messageRow].role != Message::Role::Assistant || c->messages[messageRow - 1].forgotten)
         return;
-    const QString question = c->messages[n - 2].text;
-    const int turns = c->remembered_turns();
-    list_->messages()->truncate(c, n - 2);
-    emit requestTruncate(c->id, turns - 1);  // the cache is cut back, not rebuilt
+    askAgain(c, messageRow - 1, c->messages[messageRow - 1].text, messageRow);
+}
+
+void Generation::askAgain(ConversationItem* c, int row, QString question, int versionRow) {
+    const int shown_before = c->messages[versionRow].version;
+    const Versions replaced = keep_as_version(c->messages, versionRow);
+    const Versions asked{c->messages[row].other_versions, c->messages[row].version};
+    const int turn = c->turns_before(row);
+    list_->messages()->truncate(c, row);
+    emit requestTruncate(c->id, turn);  // the cache is cut back, not rebuilt
     start(c, question);
+    Stream& stream = streams_[c->id];
+    stream.version_row = versionRow;
+    stream.version_before = shown_before;  // where keep_as_version() put what it replaced
+    list_->messages()->setVersions(c, row, versionRow == row ? replaced : asked);
+    if (versionRow != row)
+        list_->messages()->setVersions(c, versionRow, replaced);
+    list_->save(c);
+}
+
+void Generation::showVersion(int messageRow, int version) {
+    ConversationItem* c = idle();
+    if (!c || !list_->messages()->showVersion(c, messageRow, version))
+        return;
+    list_->restore(c);  // the engine's history follows the version shown
+    list_->save(c);
+    emit historyCut(c);
 }
 
 void Generation::continueAnswer() {
@@ -141,30 +181,12 @@ void Generation::continueAnswer() {
     emit requestContinue(c->id, list_->settings()->generateParams());
 }
 
-void Generation::regenerateAt(int messageRow) {
-    ConversationItem* c = idle();
-    if (!c || messageRow < 1 || messageRow >= c->messages.size() ||
-        c->messages[messageRow].role != Message::Role::Assistant ||
-        c->messages[messageRow - 1].role != Message::Role::User)
-        return;
-    if (messageRow == c->messages.size() - 1)
-        return regenerate();
-    const QString question = c->messages[messageRow - 1].text;
-    start(list_->branch(c, messageRow - 1), question);
-}
-
 void Generation::editAndResend(int messageRow, const QString& text) {
     ConversationItem* c = idle();
     if (!c || messageRow < 0 || messageRow >= c->messages.size() ||
         c->messages[messageRow].role != Message::Role::User || text.trimmed().isEmpty())
         return;
-    // An earlier question: what came after it stays where it is, and the new one goes on in a branch.
-    if (messageRow + 2 < c->messages.size())
-        return start(list_->branch(c, messageRow), text);
-    const int turn = c->turns_before(messageRow);
-    list_->messages()->truncate(c, messageRow);
-    emit requestTruncate(c->id, turn);
-    start(c, text);
+    askAgain(c, messageRow, text, messageRow);
 }
 
 void Generation::deleteExchange(int messageRow) {

@@ -31,6 +31,9 @@ public:
 
     // Appends the question and an empty answer to c, saves, and asks the worker for the answer.
     void start(ConversationItem* c, const QString& text);
+    // Asks question again in place of messages[row..] (row: the question's row), which stay as
+    // one version at versionRow; the question keeps the versions it had.
+    void askAgain(ConversationItem* c, int row, QString question, int versionRow);  // question: a copy, the row goes
     // The oldest remembered half of c's turns leaves the model's view (the window still shows
     // them); false when c has no turn to drop.
     bool dropOldestTurns(ConversationItem* c);
@@ -38,14 +41,15 @@ public:
     void shutdown();
 
     Q_INVOKABLE void stop();
-    Q_INVOKABLE void regenerate();
-    // The answer at messageRow again: the last one in place (regenerate()); an earlier one in a
-    // branch (a new conversation with everything before it), so nothing after it is lost.
-    Q_INVOKABLE void regenerateAt(int messageRow);
+    // Every way of answering or asking again keeps what it replaces as another version at that
+    // message ("‹ 1/2 ›"), with everything after it: nothing is lost.
+    Q_INVOKABLE void regenerate();  // the last answer
+    Q_INVOKABLE void regenerateAt(int messageRow);  // any answer
     Q_INVOKABLE void continueAnswer();
-    // The question at messageRow, edited, asked again: the last one in place; an earlier one in a
-    // branch, as regenerateAt() does.
     Q_INVOKABLE void editAndResend(int messageRow, const QString& text);
+    // Shows version `version` (from 0) at messageRow and what followed it; the engine is given
+    // that history (its full blocks come back from the cache on disk where they were saved).
+    Q_INVOKABLE void showVersion(int messageRow, int version);
     // Deletes a question and its answer (messageRow is either). The last exchange cuts the cache
     // back; an earlier one gives the engine the history without it, computed again when next used.
     Q_INVOKABLE void deleteExchange(int messageRow);
@@ -91,6 +95,8 @@ private:
         QString title_before;    // the title before this send named the conversation
         QElapsedTimer since_save;
         int tokens_at_save = 0;
+        int version_row = -1;    // asked again in place of a version at this row (askAgain())
+        int version_before = 0;  // that version's number
     };
     QHash<QString, Stream> streams_;
 };

@@ -93,6 +93,8 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
         return m.role == Message::Role::User ? QVariantList()
                                              : blocks_of(m, dark_ ? CodeColours::dark() : CodeColours::light());
     case StreamingRole: return m.streaming;
+    case VersionRole: return m.version + 1;
+    case VersionCountRole: return version_count(m);
     case StopReasonRole: return int(m.stop_reason);
     case ContinuableRole: return can_continue(m);
     case ForgottenRole: return m.forgotten;
@@ -104,7 +106,8 @@ QHash<int, QByteArray> MessageListModel::roleNames() const {
     return {{MineRole, "mine"},           {TextRole, "text"},
             {HtmlRole, "html"},           {StreamingRole, "streaming"},
             {StopReasonRole, "stopReason"}, {ContinuableRole, "continuable"},
-            {ForgottenRole, "forgotten"},     {BlocksRole, "blocks"}};
+            {ForgottenRole, "forgotten"},     {BlocksRole, "blocks"},
+            {VersionRole, "version"},         {VersionCountRole, "versionCount"}};
 }
 
 void MessageListModel::setDark(bool dark) {
@@ -169,6 +172,32 @@ void MessageListModel::remove(ConversationItem* c, int first, int n) {
         endRemoveRows();
         emit countChanged();
     }
+}
+
+void MessageListModel::setVersions(ConversationItem* c, int row, Versions versions) {
+    if (row < 0 || row >= c->messages.size())
+        return;
+    c->messages[row].other_versions = std::move(versions.others);
+    c->messages[row].version = versions.version;
+    changed(c, row, row + 1);
+}
+
+bool MessageListModel::showVersion(ConversationItem* c, int row, int k) {
+    if (c == shown_)
+        beginResetModel();
+    const bool shown = show_version(c->messages, row, k);
+    if (c == shown_) {
+        endResetModel();
+        emit countChanged();
+    }
+    return shown;
+}
+
+void MessageListModel::dropLastVersion(ConversationItem* c, int row) {
+    if (row < 0 || row >= c->messages.size() || c->messages[row].other_versions.empty())
+        return;
+    c->messages[row].other_versions.pop_back();
+    changed(c, row, row + 1);
 }
 
 void MessageListModel::truncate(ConversationItem* c, int n) {

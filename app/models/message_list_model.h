@@ -26,6 +26,8 @@ public:
         // An answer as blocks of prose and code: QVariantMaps of isCode, html, and for code the
         // code itself and its language's name
         BlocksRole,
+        VersionRole,       // which version of this message and what follows it is shown, from 1
+        VersionCountRole,  // how many there are (1: never branched)
     };
 
     using QAbstractListModel::QAbstractListModel;
@@ -45,6 +47,12 @@ public:
     void finish(ConversationItem* c, int row, const QString& text, AnswerEnd::Reason stopReason);
     // Keeps the first n messages.
     void truncate(ConversationItem* c, int n);
+    // The versions the message at row carries (keep_as_version()).
+    void setVersions(ConversationItem* c, int row, Versions versions);
+    // Shows version k at row (show_version()); false when there is no such version.
+    bool showVersion(ConversationItem* c, int row, int k);
+    // Forgets the newest of the other versions at row (an answer the engine refused to start).
+    void dropLastVersion(ConversationItem* c, int row);
     // Removes messages [first, first + n).
     void remove(ConversationItem* c, int first, int n);
     // Marks messages [first, last) as outside the model's memory.

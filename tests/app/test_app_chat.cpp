@@ -8,6 +8,8 @@
 #include <QtTest>
 
 #include "app_fixture.h"
+#include "conversations/conversation_export.h"
+#include "conversations/conversation_store.h"
 #include "test_support.h"
 
 using namespace llamadesk;
@@ -389,13 +391,13 @@ private slots:
         QCOMPARE(again.stats.prefilled_tokens, again.stats.prompt_tokens);
         QCOMPARE(QString::fromStdString(again.text), answer);  // greedy: the same answer
         QCOMPARE(conversations()->messages()->rowCount(), 4);
+        // The answer it replaced is kept as the other version there.
+        QCOMPARE(conversations()->messages()->index(3).data(MessageListModel::VersionCountRole).toInt(), 2);
+        QCOMPARE(conversations()->messages()->index(3).data(MessageListModel::VersionRole).toInt(), 2);
 
-        // Editing the earlier question goes on in a branch: this conversation keeps all four.
-        const QString original = conversations()->currentId();
         generation()->editAndResend(0, "Tell me about a fish.");
         QVERIFY(f_->waitForAnswer(f_->finished.size()));
-        QVERIFY(conversations()->currentId() != original);
-        QCOMPARE(conversations()->find(original)->messages.size(), 4);
+        QCOMPARE(conversations()->messages()->index(0).data(MessageListModel::VersionCountRole).toInt(), 2);
         const AppFixture::Finished& edited = f_->finished.last();
         QCOMPARE(edited.n_turns, 1);
         // Its first block may come back from disk: the earlier first turn began with the same tokens.
@@ -409,9 +411,66 @@ private slots:
                  QString("Tell me about a fish."));
     }
 
-    // Any message branches into a new conversation that starts from the other's cache; an earlier
-    // answer regenerates in a branch; the conversation branched from keeps every message.
-    void earlierMessagesBranch() {
+    // Regenerate and edit keep what they replace as another version at that message, with all
+    // that followed it; moving between versions gives the engine that history; the versions, nested
+    // ones too, survive the conversation file and the JSON export.
+    void versionsKeepEverything() {
+        conversations()->newConversation();
+        format()->setChatFormat(ChatFormatChoice::Llama2Chat);
+        QVERIFY(f_->sendAndWait("Tell me about a bird."));
+        const QString first_answer = QString::fromStdString(f_->finished.last().result.text);
+        QVERIFY(f_->sendAndWait("Where did it fly?"));
+        ConversationItem* c = conversations()->current();
+        MessageListModel* messages = conversations()->messages();
+        const auto version = [&](int row) {
+            return QString("%1/%2").arg(messages->index(row).data(MessageListModel::VersionRole).toInt())
+                .arg(messages->index(row).data(MessageListModel::VersionCountRole).toInt());
+        };
+
+        generation()->regenerateAt(1);  // an earlier answer
+        const AppFixture::Finished* again = f_->waitForAnswer(f_->finished.size());
+        QVERIFY(again && again->result.status.ok());
+        QCOMPARE(c->messages.size(), 2);
+        QCOMPARE(version(1), QString("2/2"));
+        QCOMPARE(QString::fromStdString(again->result.text), first_answer);  // greedy: the same answer
+
+        generation()->showVersion(1, 0);  // the first version, and what followed it
+        QCOMPARE(c->messages.size(), 4);
+        QCOMPARE(version(1), QString("1/2"));
+        QCOMPARE(c->messages[2].text, QString("Where did it fly?"));
+        const AppFixture::Finished* next = f_->sendAndWait("And then?");
+        QVERIFY(next && next->result.status.ok());
+        QCOMPARE(next->n_turns, 3);  // the engine holds the version shown
+
+        generation()->editAndResend(2, "Where did it sleep?");
+        QVERIFY(f_->waitForAnswer(f_->finished.size()));
+        QCOMPARE(c->messages.size(), 4);
+        QCOMPARE(version(2), QString("2/2"));
+        QCOMPARE(version(1), QString("1/2"));  // the answer before keeps its own versions
+
+        // Saved and read back; exported and imported: the same tree.
+        const std::optional<ConversationRecord> read = ConversationStore::fromJson(ConversationStore::toJson(*c));
+        QVERIFY(read);
+        QCOMPARE(read->messages.size(), 4);
+        QCOMPARE(read->messages[2].version, 1);
+        QCOMPARE(read->messages[2].other_versions.size(), size_t(1));
+        QCOMPARE(read->messages[2].other_versions[0].size(), size_t(4));  // where it flew, and after
+        QCOMPARE(read->messages[1].other_versions.size(), size_t(1));
+        QString error;
+        const auto imported = import_json(export_json({ConversationExport{*c, {}, {}}}), &error);
+        QVERIFY2(imported, qPrintable(error));
+        const ConversationRecord& back = imported->first().conversation;
+        QCOMPARE(back.messages[2].other_versions[0][0].text, QString("Where did it fly?"));
+        QCOMPARE(back.messages[1].version, 0);
+
+        generation()->showVersion(2, 0);
+        QCOMPARE(c->messages.size(), 6);
+        QCOMPARE(c->messages[4].text, QString("And then?"));
+    }
+
+    // Any message branches into a new conversation that starts from the other's cache; the one it
+    // came from keeps every message.
+    void branchIntoANewConversation() {
         conversations()->newConversation();
         format()->setChatFormat(ChatFormatChoice::Llama2Chat);
         QVERIFY(f_->sendAndWait("Tell me about a bird."));
@@ -419,7 +478,6 @@ private slots:
         QVERIFY(f_->sendAndWait("Where did it fly?"));
         const QString original = conversations()->currentId();
         ConversationItem* source = conversations()->find(original);
-        QCOMPARE(source->messages.size(), 4);
 
         conversations()->branchFromMessage(1);
         ConversationItem* branch = conversations()->current();
@@ -427,24 +485,12 @@ private slots:
         QCOMPARE(branch->messages.size(), 2);
         QCOMPARE(branch->messages[1].text, first_answer);
         QCOMPARE(branch->format, source->format);
-        QCOMPARE(conversations()->settings()->systemPromptOf(branch->id),
-                 conversations()->settings()->systemPromptOf(original));
         const AppFixture::Finished* next = f_->sendAndWait("And then?");
         QVERIFY(next && next->result.status.ok());
         // The first exchange's full blocks came from the conversation branched from, not computed.
         const GenerationStats& s = next->result.stats;
         QVERIFY2(s.shared_tokens + s.restored_tokens >= 16,
                  qPrintable(QString("shared %1, restored %2").arg(s.shared_tokens).arg(s.restored_tokens)));
-        QCOMPARE(source->messages.size(), 4);
-
-        conversations()->selectConversation(conversations()->model()->rowOf(original));
-        QCOMPARE(conversations()->currentId(), original);
-        generation()->regenerateAt(1);  // an earlier answer
-        const AppFixture::Finished* again = f_->waitForAnswer(f_->finished.size());
-        QVERIFY(again && again->result.status.ok());
-        QVERIFY(conversations()->currentId() != original);
-        QCOMPARE(conversations()->current()->messages.size(), 2);
-        QCOMPARE(QString::fromStdString(again->result.text), first_answer);  // greedy: the same answer
         QCOMPARE(source->messages.size(), 4);
     }
 

@@ -67,6 +67,28 @@ private slots:
         QCOMPARE(refusals[0][1].toString(), QString("Too long a question"));
     }
 
+    // An edit the engine refuses (too long) does not cost the version it was to replace: that
+    // one is shown again, whole, and the engine is given its history back.
+    void aRefusedEditBringsTheVersionBefore() {
+        exchange("first", "A");
+        exchange("second", "B");
+        ConversationItem* c = p_->list.current();
+        QSignalSpy restores(&p_->list, &ConversationList::requestRestore);
+        QSignalSpy refusals(&p_->generation, &Generation::refused);
+        p_->generation.editAndResend(0, "Too long a question");
+        QCOMPARE(c->messages.size(), 2);
+        QCOMPARE(version_count(c->messages[0]), 2);
+        p_->generation.onGenerationFinished(
+            c->id, ConversationParts::ended(StopReason::Error, "", Status::error(ErrorCode::ContextFull, "no room")), 0);
+        QCOMPARE(c->messages.size(), 4);
+        QCOMPARE(c->messages[0].text, QString("first"));
+        QCOMPARE(c->messages[3].text, QString("B"));
+        QCOMPARE(version_count(c->messages[0]), 1);
+        QCOMPARE(restores.count(), 1);
+        QCOMPARE(int(restores[0][1].value<std::vector<ChatTurn>>().size()), 2);
+        QCOMPARE(refusals[0][1].toString(), QString("Too long a question"));
+    }
+
     void aFullContextIsSaid() {
         ConversationItem* c = p_->list.current();
         QSignalSpy filled(&p_->generation, &Generation::contextFilled);

@@ -56,6 +56,8 @@ Item {
             forgotten: false
             isLast: false
             busy: false
+            version: 1
+            versionCount: 1
         }
     }
 
@@ -690,6 +692,31 @@ Item {
             compare(testApp.conversations.messages.count, 2)
             compare(lastBubbleText(), findChild(list.itemAtIndex(1), "messageText").text)
             compare(list.itemAtIndex(0).text, "Two")
+        }
+
+        // Regenerate keeps the answer before as another version: ‹ 1/2 › under it moves between them.
+        function test_9k_versions_switch_under_the_answer() {
+            testApp.conversations.newConversation()
+            typeAndSend("One")
+            tryCompare(testApp.generation, "generating", false, 60000)
+            const list = findChild(view, "messageList")
+            const firstText = findChild(list.itemAtIndex(1), "messageText").text
+            mouseClick(findChild(list.itemAtIndex(1), "regenerateButton"))
+            tryCompare(testApp.generation, "generating", false, 60000)
+            wait(50)
+            const answer = list.itemAtIndex(1)
+            const label = findChild(answer, "versionLabel")
+            verify(label.visible)
+            compare(label.text, "2/2")
+            const previous = findChild(answer, "previousVersion")
+            verify(previous.enabled)
+            verify(!findChild(answer, "nextVersion").enabled)
+            mouseClick(previous)
+            wait(50)
+            const shown = list.itemAtIndex(1)
+            compare(findChild(shown, "versionLabel").text, "1/2")
+            compare(findChild(shown, "messageText").text, firstText)
+            verify(findChild(shown, "nextVersion").enabled)
         }
 
         // Right-click on an earlier answer: Branch goes on in a new conversation with what came up to
