@@ -228,7 +228,9 @@ public:
     // cache is kept, moved to their new positions (a context shift); otherwise it is rebuilt when
     // next used.
     Status drop_oldest_turns(ConversationId id, int n, const std::string& system_prompt);
-    // Replaces the history with these turns without computing anything (cache rebuilt lazily).
+    // Replaces the history with these turns without computing anything: the cache of the full
+    // blocks the new history shares with the old one from its start stays, the rest is computed
+    // (or read back from disk) when next used.
     Status restore_turns(ConversationId id, const std::vector<ChatTurn>& turns,
                          const std::string& system_prompt);
 

@@ -160,10 +160,25 @@ void Engine::Impl::drop_oldest_turns(ConversationId id, int n, const std::string
 void Engine::Impl::restore_turns(ConversationId id, const std::vector<ChatTurn>& turns,
                                  const std::string& system_prompt) {
     Sequence& conv = find(id);
+    const std::vector<int32_t> before = conv.history_stale ? std::vector<int32_t>() : conv.history;
     conv.turns.clear();
     for (const ChatTurn& t : turns) conv.turns.push_back(Turn{t.user, t.answer, 0, 0});
     conv.system_prompt = system_prompt;
-    rebuild(conv);
+    if (!model) return rebuild(conv);
+    // The cache stays for the full blocks the new history begins with, as computed from the start
+    // (a version switched to, an earlier exchange deleted): only what differs is computed again.
+    conv.history.clear();
+    conv.history_stale = true;
+    conv.evicted_tokens = 0;
+    try {
+        retokenize_if_stale(conv);
+    } catch (...) {
+        drop_cache(conv);  // no history the cache could belong to
+        throw;
+    }
+    const auto differ = std::mismatch(before.begin(), before.end(), conv.history.begin(), conv.history.end());
+    const int same = int(differ.first - before.begin());
+    model->pool->truncate(id, std::min(same, model->pool->faithful_blocks(id) * model->pool->layout().block_size));
 }
 
 GenerationResult Engine::Impl::generate(ConversationId id, const std::string& user_text,

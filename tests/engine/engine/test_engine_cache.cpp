@@ -297,6 +297,33 @@ private slots:
         QCOMPARE(stats_of(e, c).n_turns, 1);
     }
 
+    // Turns restored over a conversation's own (a version switched to in the window) keep the
+    // cache of the full blocks they begin with, and the next answer is the one a fresh restore gives.
+    void restore_keeps_the_cache_of_a_common_beginning() {
+        Engine e;
+        LLAMADESK_VERIFY_OK(e.load(load_params(gqa_path_)));
+        const ConversationId c = e.create_conversation();
+        const std::string question = "tell me a story about " + std::string(200, 'a');
+        const GenerationResult first = e.generate(c, question, greedy(8));
+        LLAMADESK_VERIFY_OK(first.status);
+        LLAMADESK_VERIFY_OK(e.generate(c, "and the second part", greedy(8)).status);
+        // Another version of the second turn: the same first turn, another second one.
+        const std::vector<ChatTurn> version{{question, first.text}, {"something else", "a reply"}};
+        LLAMADESK_VERIFY_OK(e.restore_turns(c, version, ""));
+        const ConversationStats after = stats_of(e, c);
+        QVERIFY2(after.cached_tokens >= 16 && after.cached_tokens < after.history_tokens,
+                 qPrintable(QString("cached %1 of %2").arg(after.cached_tokens).arg(after.history_tokens)));
+
+        const ConversationId fresh = e.create_conversation();
+        LLAMADESK_VERIFY_OK(e.restore_turns(fresh, version, ""));
+        const GenerationResult kept = e.generate(c, "and then?", greedy(6));
+        const GenerationResult anew = e.generate(fresh, "and then?", greedy(6));
+        LLAMADESK_VERIFY_OK(kept.status);
+        LLAMADESK_VERIFY_OK(anew.status);
+        QCOMPARE(kept.tokens, anew.tokens);
+        QCOMPARE(kept.stats.prefilled_tokens, kept.stats.context_tokens - after.cached_tokens);
+    }
+
     // measure_turn counts what generate() will add, and its fit rule is the one generate() applies.
     void measure_turn_predicts_generate() {
         Engine e;
