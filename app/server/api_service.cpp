@@ -41,7 +41,7 @@ ApiService::ApiService(InferenceWorker* worker, CancelFlags* cancel, Limits limi
         std::lock_guard lock(mutex_);
         model_.loading = false;  // the model before stays
     });
-    connect(worker, &InferenceWorker::historiesCleared, this, &ApiService::forgetIdle);
+    connect(worker, &InferenceWorker::historiesCleared, this, &ApiService::onHistoriesCleared);
     connect(worker, &InferenceWorker::statsChanged, this,
             [this](const QString&, const ConversationStats&, const PoolStats& pool) {
                 std::lock_guard lock(mutex_);
@@ -213,6 +213,26 @@ void ApiService::onModelLoaded(const ModelInfo& info) {
         model_.chat_format = info.chat_format;
     }
     forgetIdle();  // their caches went with the model before
+}
+
+void ApiService::onHistoriesCleared() {
+    // The backend was replaced (this machine <-> a server): every conversation it held is gone.
+    // Waiting requests are restored from their messages when they start; those already handed to
+    // the worker may have lost their history on the way, so they are told to send again.
+    {
+        std::lock_guard lock(mutex_);
+        for (Pending& p : waiting_)
+            p.reused = false;
+    }
+    ApiEvent given_up;
+    given_up.kind = ApiEvent::Kind::Failed;
+    given_up.error = api_error(503, QStringLiteral("the model changed while this request was answered; send it again"),
+                               {}, "model_changed", 1);
+    for (auto it = active_.begin(); it != active_.end(); ++it) {
+        it->stream->push(given_up);
+        it->stream->cancel();
+    }
+    forgetIdle();
 }
 
 void ApiService::forgetIdle() {

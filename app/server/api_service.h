@@ -113,6 +113,7 @@ private:
     void onToken(const QString& key, const QString& piece, const llamadesk::GenerationStats& stats);
     void onFinished(const QString& key, const llamadesk::GenerationResult& result, int nTurns);
     void onModelLoaded(const llamadesk::ModelInfo& info);
+    void onHistoriesCleared();
     void forgetIdle();  // the conversations kept for their cache, deleted
     ServedRequest* served(const QString& id);
 

@@ -22,7 +22,7 @@ struct ApiEvent {
     Kind kind = Kind::Piece;
     std::string text;         // Piece: the text decoded since the last one
     GenerationResult result;  // Finished: the answer's end and figures
-    ApiError error;           // Failed: the answer could not start (a full context, the model gone)
+    ApiError error;           // Failed: the request is given up (the backend was replaced under it)
 };
 
 class ApiStream {

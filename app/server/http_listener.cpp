@@ -62,6 +62,13 @@ bool next_event(ApiStream& stream, ApiEvent* out, const std::atomic<bool>& stopp
     return true;
 }
 
+// The error an event ends its answer with: the answer refused or failed, or its request given up.
+std::optional<ApiError> failure_of(const ApiEvent& e) {
+    if (e.kind == ApiEvent::Kind::Failed) return e.error;
+    if (e.kind == ApiEvent::Kind::Finished && !e.result.status.ok()) return error_of(e.result.status);
+    return std::nullopt;
+}
+
 ApiError shutting_down() {
     return api_error(503, QStringLiteral("the server is stopping"));
 }
@@ -182,15 +189,14 @@ bool HttpListener::start(QString* error) {
             // (a prompt over the context) is an error response, not a stream.
             ApiEvent first;
             if (!next_event(*stream, &first, *stopping_)) return send_error(res, shutting_down());
-            if (first.kind == ApiEvent::Kind::Finished && !first.result.status.ok())
-                return send_error(res, error_of(first.result.status));
+            if (const std::optional<ApiError> failed = failure_of(first)) return send_error(res, *failed);
 
             if (!stream_it) {
                 std::string text;
                 for (ApiEvent e = std::move(first);; ) {
+                    if (const std::optional<ApiError> failed = failure_of(e)) return send_error(res, *failed);
                     if (e.kind == ApiEvent::Kind::Piece) text += e.text;
                     if (e.kind == ApiEvent::Kind::Finished) {
-                        if (!e.result.status.ok()) return send_error(res, error_of(e.result.status));
                         res.set_content(answer_body(stream->header(), text, finish_reason(e.result.stop_reason),
                                                     usage_of(e.result.stats)).toStdString(),
                                         "application/json");
@@ -223,15 +229,16 @@ bool HttpListener::start(QString* error) {
                         if (e.text.empty() && state->started) return true;
                         out = sse(chunk_body(header, e.text, QString(), !state->started));
                         state->started = true;
+                    } else if (const std::optional<ApiError> failed = failure_of(e)) {
+                        out = sse(error_body(*failed)) + "data: [DONE]\n\n";
                     } else {
                         const GenerationResult& r = e.result;
-                        if (!r.status.ok()) out += sse(error_body(error_of(r.status)));
-                        else out += sse(chunk_body(header, std::string(), finish_reason(r.stop_reason), !state->started));
+                        out = sse(chunk_body(header, std::string(), finish_reason(r.stop_reason), !state->started));
                         if (state->include_usage) out += sse(usage_chunk_body(header, usage_of(r.stats)));
                         out += "data: [DONE]\n\n";
                     }
                     if (!sink.write(out.data(), out.size())) return false;  // gone: the releaser stops it
-                    if (e.kind == ApiEvent::Kind::Finished) sink.done();
+                    if (e.kind != ApiEvent::Kind::Piece) sink.done();
                     return true;
                 },
                 [state](bool success) {
