@@ -246,6 +246,7 @@ Item {
         id: settingsDialog
         anchors.centerIn: parent
         conversation: root.app.conversations.settings
+        conversations: root.app.conversations
         appSettings: root.app.settings
         appearance: root.app.appearance
         apiKeyStorage: root.app.model.apiKeyStorage

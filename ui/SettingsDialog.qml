@@ -9,6 +9,7 @@ import LlamaDesk.Core
 Dialog {
     id: dialog
     required property ConversationSettings conversation
+    required property ConversationList conversations  // its presets
     required property AppSettings appSettings
     required property Appearance appearance
     required property string apiKeyStorage
@@ -84,6 +85,73 @@ Dialog {
             spacing: 8
 
             Label { text: qsTr("This conversation"); font.bold: true }
+            // Presets: named sets of system prompt, chat format and sampling.
+            RowLayout {
+                Layout.fillWidth: true
+                Label { text: qsTr("Preset"); Layout.preferredWidth: 180 }
+                ChoiceBox {
+                    id: presetChoice
+                    objectName: "presetChoice"
+                    Accessible.name: qsTr("Preset")
+                    model: dialog.conversations.presets.names
+                    Layout.fillWidth: true
+                }
+                Button {
+                    objectName: "applyPreset"
+                    text: qsTr("Apply")
+                    enabled: presetChoice.currentText !== ""
+                    onClicked: dialog.conversations.applyPreset(presetChoice.currentText)
+                }
+                Button {
+                    text: qsTr("Delete")
+                    enabled: presetChoice.currentText !== ""
+                    onClicked: dialog.conversations.presets.remove(presetChoice.currentText)
+                }
+            }
+            RowLayout {
+                Layout.fillWidth: true
+                Label { text: qsTr("Save as preset"); Layout.preferredWidth: 180 }
+                TextField {
+                    id: presetName
+                    objectName: "presetName"
+                    placeholderText: qsTr("a name")
+                    Accessible.name: qsTr("Name of the new preset")
+                    Layout.fillWidth: true
+                }
+                Button {
+                    objectName: "savePreset"
+                    text: qsTr("Save preset")
+                    enabled: presetName.text.trim() !== ""
+                    onClicked: {
+                        presetSaveError.text = dialog.conversations.savePreset(presetName.text)
+                        if (presetSaveError.text === "") {
+                            presetChoice.currentIndex = dialog.conversations.presets.names.indexOf(presetName.text.trim())
+                            presetName.text = ""
+                        }
+                    }
+                }
+            }
+            Label {
+                id: presetSaveError
+                visible: text !== ""
+                color: Theme.danger
+                wrapMode: Text.Wrap
+                Layout.fillWidth: true
+            }
+            RowLayout {
+                Layout.fillWidth: true
+                Label { text: qsTr("For new chats"); Layout.preferredWidth: 180 }
+                ChoiceBox {
+                    objectName: "presetForNew"
+                    Accessible.name: qsTr("Preset new conversations take")
+                    model: [qsTr("no preset (the defaults below)")].concat(dialog.conversations.presets.names)
+                    currentIndex: Math.max(0, dialog.conversations.presets.names.indexOf(
+                                               dialog.conversations.presets.forNewConversations) + 1)
+                    onActivated: (index) => dialog.conversations.presets.forNewConversations =
+                                     index === 0 ? "" : dialog.conversations.presets.names[index - 1]
+                    Layout.fillWidth: true
+                }
+            }
             Label { text: qsTr("System prompt of this conversation (used from its first turn)"); color: Theme.muted; wrapMode: Text.Wrap; Layout.fillWidth: true }
             PlainTextArea {
                 objectName: "systemPrompt"

@@ -110,18 +110,27 @@ QString export_markdown(const ConversationExport& e) {
     return out;
 }
 
-QByteArray export_json(const QList<ConversationExport>& conversations) {
+QByteArray export_json(const QList<ConversationExport>& conversations, const QList<Preset>& presets) {
     QJsonArray list;
     for (const ConversationExport& e : conversations)
         list.append(conversation_json(e));
-    const QJsonObject root{{"kind", kKind},
-                           {"version", kVersion},
-                           {"exported", iso(QDateTime::currentDateTimeUtc())},
-                           {"conversations", list}};
+    QJsonObject root{{"kind", kKind},
+                     {"version", kVersion},
+                     {"exported", iso(QDateTime::currentDateTimeUtc())},
+                     {"conversations", list}};
+    if (!presets.isEmpty()) {
+        QJsonArray kept;
+        for (const Preset& p : presets)
+            kept.append(QJsonObject{{"name", p.name},
+                                    {"system_prompt", p.system_prompt},
+                                    {"chat_format", format_key(p.format)},
+                                    {"sampling", QJsonObject::fromVariantMap(p.sampling)}});
+        root.insert("presets", kept);
+    }
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 
-std::optional<QList<ConversationExport>> import_json(const QByteArray& json, QString* error) {
+std::optional<QList<ConversationExport>> import_json(const QByteArray& json, QString* error, QList<Preset>* presets) {
     QJsonParseError parse_error;
     const QJsonDocument doc = QJsonDocument::fromJson(json, &parse_error);
     if (!doc.isObject()) {
@@ -147,6 +156,18 @@ std::optional<QList<ConversationExport>> import_json(const QByteArray& json, QSt
             return std::nullopt;
         }
         out.append(std::move(*e));
+    }
+    const QJsonArray kept = root.value("presets").toArray();
+    for (int i = 0; presets && i < kept.size(); ++i) {
+        const QJsonObject p = kept[i].toObject();
+        const QString format = p.value("chat_format").toString();
+        Preset preset{p.value("name").toString(), p.value("system_prompt").toString(),
+                      format_from_key(format, llamadesk::ChatFormat::Llama2Chat), p.value("sampling").toObject().toVariantMap()};
+        if (preset.name.trimmed().isEmpty() || format_key(preset.format) != format) {
+            *error = QString("preset %1 of %2: no name, or an unknown chat format \"%3\"").arg(i + 1).arg(kept.size()).arg(format);
+            return std::nullopt;
+        }
+        presets->append(std::move(preset));
     }
     return out;
 }

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "conversations/conversation.h"
+#include "conversations/presets.h"
 
 // A conversation with what belongs to it outside its saved record.
 struct ConversationExport {
@@ -19,7 +20,10 @@ struct ConversationExport {
 };
 
 QString export_markdown(const ConversationExport& e);
-QByteArray export_json(const QList<ConversationExport>& conversations);
+// presets: carried beside the conversations (an export of all of them takes every preset).
+QByteArray export_json(const QList<ConversationExport>& conversations, const QList<Preset>& presets = {});
 // Every conversation in an export_json file, or nullopt and *error naming what is wrong (and,
-// for a bad conversation, which one).
-std::optional<QList<ConversationExport>> import_json(const QByteArray& json, QString* error);
+// for a bad conversation, which one); its presets into *presets when asked (files without any
+// give none).
+std::optional<QList<ConversationExport>> import_json(const QByteArray& json, QString* error,
+                                                     QList<Preset>* presets = nullptr);

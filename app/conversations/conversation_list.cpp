@@ -20,7 +20,8 @@ ConversationList::ConversationList(const QString& dataDir, QSettings* settings, 
     : QObject(parent),
       store_(dataDir),
       journal_(dataDir.isEmpty() ? QString() : dataDir + "/drafts.journal"),
-      settings_(settings) {
+      settings_(settings),
+      presets_(settings) {
     undo_timer_.setSingleShot(true);
     undo_timer_.setInterval(kUndoMs);
     connect(&undo_timer_, &QTimer::timeout, this, &ConversationList::commitDelete);
@@ -132,6 +133,10 @@ ConversationItem* ConversationList::createConversation() {
     c.stats.context_length = model_defaults_.context_length;
     settings_.adopt(c.id);
     ConversationItem* added = model_.prepend(std::move(c));
+    if (const std::optional<Preset> preset = presets_.find(presets_.forNewConversations())) {
+        settings_.assign(added->id, preset->system_prompt, preset->sampling);
+        added->format = preset->format;
+    }
     emit requestFormat(added->id, added->format, conversation_date(*added));
     return added;
 }
@@ -196,6 +201,22 @@ ConversationItem* ConversationList::branch(ConversationItem* source, int keep) {
     restore(added);
     show(added);
     return added;
+}
+
+QString ConversationList::savePreset(const QString& name) {
+    const ConversationItem* c = current();
+    if (!c) return tr("no conversation is shown");
+    return presets_.put({name.trimmed(), settings_.systemPromptOf(c->id), c->format, settings_.samplingOf(c->id)});
+}
+
+void ConversationList::applyPreset(const QString& name) {
+    ConversationItem* c = current();
+    const std::optional<Preset> preset = presets_.find(name);
+    if (!c || !preset) return;
+    settings_.assign(c->id, preset->system_prompt, preset->sampling);
+    settings_.setConversation(c->id);  // the settings shown follow
+    setFormat(c, preset->format);
+    save(c);
 }
 
 void ConversationList::selectConversation(int row) {

@@ -13,6 +13,7 @@
 
 #include "conversations/conversation_list_model.h"
 #include "conversations/conversation_settings.h"
+#include "conversations/presets.h"
 #include "conversations/conversation_store.h"
 #include "conversations/draft_journal.h"
 #include "models/message_list_model.h"
@@ -33,6 +34,7 @@ class ConversationList : public QObject {
     Q_PROPERTY(ConversationListModel* model READ model CONSTANT)
     Q_PROPERTY(MessageListModel* messages READ messages CONSTANT)
     Q_PROPERTY(ConversationSettings* settings READ settings CONSTANT)
+    Q_PROPERTY(Presets* presets READ presets CONSTANT)
     Q_PROPERTY(int currentIndex READ currentIndex NOTIFY currentChanged)
     Q_PROPERTY(QString currentId READ currentId NOTIFY currentChanged)
     Q_PROPERTY(QString currentTitle READ currentTitle NOTIFY currentChanged)
@@ -44,6 +46,12 @@ public:
     ConversationListModel* model() { return &model_; }
     MessageListModel* messages() { return &messages_; }
     ConversationSettings* settings() { return &settings_; }
+    Presets* presets() { return &presets_; }
+    // The current conversation's system prompt, format and sampling kept as preset `name`
+    // (replacing one of that name). Empty, or why not.
+    Q_INVOKABLE QString savePreset(const QString& name);
+    // Preset `name` given to the current conversation: its system prompt, format and sampling.
+    Q_INVOKABLE void applyPreset(const QString& name);
     int currentIndex() const;
     QString currentId() const;
     QString currentTitle() const;
@@ -134,6 +142,7 @@ private:
     ConversationListModel model_;
     MessageListModel messages_;
     ConversationSettings settings_;
+    Presets presets_;
     ModelDefaults model_defaults_;
     std::unique_ptr<Deleted> deleted_;
     QTimer undo_timer_;

@@ -57,7 +57,7 @@ bool ConversationTransfer::exportAll(const QUrl& file) {
     QList<ConversationExport> all;
     for (int row = 0; row < list_->model()->rowCount(); ++row)
         all.append(exportOf(*list_->model()->at(row)));
-    return write(file, export_json(all), conversations(all.size()));
+    return write(file, export_json(all, list_->presets()->all()), conversations(all.size()));
 }
 
 int ConversationTransfer::importFile(const QUrl& file) {
@@ -65,10 +65,16 @@ int ConversationTransfer::importFile(const QUrl& file) {
     QFile in(path);
     QString error;
     std::optional<QList<ConversationExport>> imported;
+    QList<Preset> presets;
     if (in.open(QIODevice::ReadOnly))
-        imported = import_json(in.readAll(), &error);
+        imported = import_json(in.readAll(), &error, &presets);
     else
         error = in.errorString();
+    for (int i = 0; imported && i < presets.size(); ++i)
+        if (QString why = ConversationSettings::samplingError(presets[i].sampling); !why.isEmpty()) {
+            error = tr("preset “%1”: %2").arg(presets[i].name, why);
+            imported.reset();
+        }
     // Checked as a whole first, so a bad file adds nothing.
     for (int i = 0; imported && i < imported->size(); ++i)
         if (QString why = ConversationSettings::samplingError((*imported)[i].sampling); !why.isEmpty()) {
@@ -87,6 +93,10 @@ int ConversationTransfer::importFile(const QUrl& file) {
         list_->settings()->assign(c.id, it->system_prompt, it->sampling);
         list_->addConversation(std::move(c));
     }
+    // Presets of a name not kept yet come in too; one kept already stays as it is.
+    for (const Preset& p : presets)
+        if (!list_->presets()->find(p.name))
+            list_->presets()->put(p);
     list_->selectConversation(0);  // the first of them, so the person sees what came in
     emit done(tr("Imported %1 from %2").arg(conversations(imported->size()), path));
     return int(imported->size());
