@@ -77,17 +77,9 @@ Item {
                 acceptedButtons: Qt.RightButton
                 onTapped: (point) => messageMenu.popup(point.position.x, point.position.y)
             }
-            Menu {
+            WideMenu {
                 id: messageMenu
                 objectName: "messageMenu"
-                // As wide as its widest item, so none is cut at a larger zoom.
-                width: {
-                    let widest = 240
-                    for (let i = 0; i < count; ++i)
-                        if (itemAt(i))
-                            widest = Math.max(widest, itemAt(i).implicitWidth)
-                    return widest
-                }
                 MenuItem { text: qsTr("Copy"); onTriggered: bubble.copyRequested(bubble.text) }
                 // What does not apply to this message is greyed, so the menu keeps one shape.
                 MenuItem {

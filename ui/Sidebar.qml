@@ -32,8 +32,10 @@ Rectangle {
 
     // The conversation a menu or a dialog acts on, as a ConversationListModel row.
     property int actionRow: -1
+    property bool actionPinned: false
     function openMenu(row, item, x, y) {
         actionRow = row
+        actionPinned = sidebar.conversations.isPinned(row)
         conversationMenu.popup(item, x, y)
     }
 
@@ -151,6 +153,7 @@ Rectangle {
                 required property int messageCount
                 required property int cachedTokens
                 required property bool answering
+                required property bool pinned
                 property bool editing: false
                 readonly property int sourceRow: { sidebar.search.count; sidebar.search.query; return sidebar.search.sourceRow(index) }
 
@@ -217,8 +220,9 @@ Rectangle {
                         text: item.answering
                               ? (sidebar.remote ? qsTr("answering…")
                                  : qsTr("answering… · %1 cached tokens").arg(item.cachedTokens))
-                              : sidebar.remote ? qsTr("%1 messages").arg(item.messageCount)
-                              : qsTr("%1 messages · %2 cached tokens").arg(item.messageCount).arg(item.cachedTokens)
+                              : (item.pinned ? qsTr("pinned · ") : "")
+                                + (sidebar.remote ? qsTr("%1 messages").arg(item.messageCount)
+                                   : qsTr("%1 messages · %2 cached tokens").arg(item.messageCount).arg(item.cachedTokens))
                         color: Theme.sidebarMuted
                         font.pixelSize: Theme.px(11)
                     }
@@ -292,7 +296,7 @@ Rectangle {
         }
     }
 
-    Menu {
+    WideMenu {
         id: conversationMenu
         objectName: "conversationMenu"
         MenuItem {
@@ -302,6 +306,11 @@ Rectangle {
                 const delegate = list.itemAtIndex(row)
                 if (delegate) delegate.editing = true
             }
+        }
+        MenuItem {
+            objectName: "pinConversation"
+            text: sidebar.actionPinned ? qsTr("Unpin") : qsTr("Pin to the top")
+            onTriggered: sidebar.conversations.setPinned(sidebar.actionRow, !sidebar.actionPinned)
         }
         MenuItem {
             text: qsTr("Export as Markdown…")

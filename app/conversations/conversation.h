@@ -55,6 +55,7 @@ struct ConversationRecord {
     llamadesk::ChatFormat format = llamadesk::ChatFormat::Llama2Chat;
     QString draft;           // typed in the composer, not sent yet
     QString model;           // the model that wrote the last answer, as the window names it
+    bool pinned = false;     // kept at the top of the list, above the others
 
     // User messages the model still sees (forgotten ones excluded): the engine's turn count.
     int remembered_turns() const;

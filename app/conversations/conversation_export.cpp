@@ -44,14 +44,17 @@ QJsonObject conversation_json(const ConversationExport& e) {
     QJsonArray messages;
     for (const Message& m : c.messages)
         messages.append(message_json(m));
-    return {{"id", c.id},
-            {"title", c.title},
-            {"created", iso(c.created)},
-            {"model", c.model},
-            {"chat_format", format_key(c.format)},
-            {"system_prompt", e.system_prompt},
-            {"sampling", QJsonObject::fromVariantMap(e.sampling)},
-            {"messages", messages}};
+    QJsonObject o{{"id", c.id},
+                  {"title", c.title},
+                  {"created", iso(c.created)},
+                  {"model", c.model},
+                  {"chat_format", format_key(c.format)},
+                  {"system_prompt", e.system_prompt},
+                  {"sampling", QJsonObject::fromVariantMap(e.sampling)},
+                  {"messages", messages}};
+    if (c.pinned)
+        o.insert("pinned", true);
+    return o;
 }
 
 std::optional<ConversationExport> conversation_from(const QJsonObject& o, QString* error) {
@@ -61,6 +64,7 @@ std::optional<ConversationExport> conversation_from(const QJsonObject& o, QStrin
     c.title = o.value("title").toString();
     c.created = QDateTime::fromString(o.value("created").toString(), Qt::ISODateWithMs);
     c.model = o.value("model").toString();
+    c.pinned = o.value("pinned").toBool();
     const QString format = o.value("chat_format").toString();
     c.format = format_from_key(format, llamadesk::ChatFormat::Llama2Chat);
     if (!format.isEmpty() && format_key(c.format) != format) {

@@ -1,6 +1,7 @@
 #include "conversations/conversation_list.h"
 
 #include <QUuid>
+#include <algorithm>
 #include <utility>
 
 using namespace llamadesk;
@@ -43,7 +44,9 @@ ConversationItem* ConversationList::find(const QString& id) const {
 
 void ConversationList::loadSaved() {
     QStringList errors;
-    for (ConversationRecord& record : store_.loadAll(&errors)) {
+    QList<ConversationRecord> saved = store_.loadAll(&errors);
+    std::stable_partition(saved.begin(), saved.end(), [](const ConversationRecord& r) { return r.pinned; });
+    for (ConversationRecord& record : saved) {
         settings_.adopt(record.id);  // one saved before conversations kept their own settings keeps today's
         restore(model_.append(ConversationItem(std::move(record))));
     }
@@ -229,6 +232,17 @@ void ConversationList::addConversation(ConversationRecord conversation) {
     save(added);
     restore(added);
     emit currentChanged();  // the current row moved down
+}
+
+void ConversationList::setPinned(int row, bool pinned) {
+    ConversationItem* c = model_.at(row);
+    if (!c || c->pinned == pinned)
+        return;
+    std::unique_ptr<ConversationItem> moving = model_.take(row);
+    moving->pinned = pinned;
+    ConversationItem* moved = model_.insert(pinned ? 0 : model_.pinnedCount(), std::move(moving));
+    save(moved);
+    emit currentChanged();  // the current row may have moved
 }
 
 void ConversationList::renameConversation(int row, const QString& title) {

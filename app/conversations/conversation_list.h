@@ -89,6 +89,9 @@ public:
     ConversationItem* branch(ConversationItem* source, int keep);
     Q_INVOKABLE void selectConversation(int row);
     Q_INVOKABLE void renameConversation(int row, const QString& title);
+    // Pinned: at the top of the list, above the others, until unpinned; saved with it.
+    Q_INVOKABLE void setPinned(int row, bool pinned);
+    Q_INVOKABLE bool isPinned(int row) const { return model_.at(row) && model_.at(row)->pinned; }
     // Takes the conversation out of the list; it is gone for good after kUndoMs unless undone.
     Q_INVOKABLE void deleteConversation(int row);
     Q_INVOKABLE void undoDelete();

@@ -17,13 +17,14 @@ QVariant ConversationListModel::data(const QModelIndex& index, int role) const {
     case MessageCountRole: return int(c->messages.size());
     case CachedTokensRole: return c->stats.cached_tokens;
     case AnsweringRole: return !c->messages.isEmpty() && c->messages.last().streaming;
+    case PinnedRole: return c->pinned;
     default: return {};
     }
 }
 
 QHash<int, QByteArray> ConversationListModel::roleNames() const {
     return {{IdRole, "conversationId"}, {TitleRole, "title"}, {MessageCountRole, "messageCount"},
-            {CachedTokensRole, "cachedTokens"}, {AnsweringRole, "answering"}};
+            {CachedTokensRole, "cachedTokens"}, {AnsweringRole, "answering"}, {PinnedRole, "pinned"}};
 }
 
 ConversationItem* ConversationListModel::at(int row) const {
@@ -40,7 +41,12 @@ int ConversationListModel::rowOf(const QString& id) const {
 ConversationItem* ConversationListModel::find(const QString& id) const { return at(rowOf(id)); }
 
 ConversationItem* ConversationListModel::prepend(ConversationItem conversation) {
-    return insert(0, std::make_unique<ConversationItem>(std::move(conversation)));
+    const int row = conversation.pinned ? 0 : pinnedCount();
+    return insert(row, std::make_unique<ConversationItem>(std::move(conversation)));
+}
+
+int ConversationListModel::pinnedCount() const {
+    return int(std::count_if(conversations_.begin(), conversations_.end(), [](const auto& c) { return c->pinned; }));
 }
 
 ConversationItem* ConversationListModel::append(ConversationItem conversation) {

@@ -17,7 +17,8 @@ class ConversationListModel : public QAbstractListModel {
     Q_PROPERTY(int count READ rowCount NOTIFY countChanged)
 public:
     // AnsweringRole: its last message is an answer still streaming (several conversations may be).
-    enum Roles { IdRole = Qt::UserRole + 1, TitleRole, MessageCountRole, CachedTokensRole, AnsweringRole };
+    // PinnedRole stays the last: ConversationSearch's roles follow it.
+    enum Roles { IdRole = Qt::UserRole + 1, TitleRole, MessageCountRole, CachedTokensRole, AnsweringRole, PinnedRole };
 
     using QAbstractListModel::QAbstractListModel;
     int rowCount(const QModelIndex& parent = {}) const override;
@@ -28,7 +29,9 @@ public:
     ConversationItem* find(const QString& id) const;
     int rowOf(const QString& id) const;
     // New conversations go to the top, as in every chat app.
+    // At the top of its kind: a pinned one above all, another below the pinned ones.
     ConversationItem* prepend(ConversationItem conversation);
+    int pinnedCount() const;
     ConversationItem* append(ConversationItem conversation);  // loading saved ones, newest first
     ConversationItem* insert(int row, std::unique_ptr<ConversationItem> conversation);
     std::unique_ptr<ConversationItem> take(int row);

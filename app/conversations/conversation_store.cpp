@@ -15,7 +15,7 @@ namespace {
 
 // 2 added format, draft, forgotten and interrupted answers; version 1 files read as chat.
 // 3 added each message's time and the model of the last answer.
-// 4 added a message's other versions (branches) and which one is shown.
+// 4 added a message's other versions (branches) and which one is shown, and pinned.
 constexpr int kFormatVersion = 4;
 
 QString role_name(Message::Role role) { return role == Message::Role::User ? "user" : "assistant"; }
@@ -63,7 +63,10 @@ QByteArray ConversationStore::toJson(const ConversationRecord& conversation) {
                            {"draft", conversation.draft},
                            {"model", conversation.model},
                            {"messages", messages}};
-    return QJsonDocument(root).toJson(QJsonDocument::Indented);
+    QJsonObject out = root;
+    if (conversation.pinned)
+        out.insert("pinned", true);
+    return QJsonDocument(out).toJson(QJsonDocument::Indented);
 }
 
 std::optional<ConversationRecord> ConversationStore::fromJson(const QByteArray& json, QString* error) {
@@ -88,6 +91,7 @@ std::optional<ConversationRecord> ConversationStore::fromJson(const QByteArray& 
     c.format = format_from_key(root.value("format").toString(), llamadesk::ChatFormat::Llama2Chat);
     c.draft = root.value("draft").toString();
     c.model = root.value("model").toString();
+    c.pinned = root.value("pinned").toBool();
     for (const QJsonValue& v : root.value("messages").toArray())
         c.messages.append(message_from(v.toObject()));
     return c;

@@ -27,6 +27,31 @@ class ConversationListTest : public QObject {
 private slots:
     void init() { p_ = std::make_unique<ConversationParts>(); }
 
+    // A pinned conversation stays above the others: new ones come in below it, it is saved pinned
+    // and read back first, and unpinned it goes back among them.
+    void pinnedConversationsStayOnTop() {
+        ConversationList* list = &p_->list;
+        list->loadSaved();
+        say(list->current(), "first", "a");
+        const QString first = list->currentId();
+        list->newConversation();
+        say(list->current(), "second", "b");
+        QCOMPARE(list->model()->at(1)->id, first);
+        list->setPinned(1, true);
+        QCOMPARE(list->model()->at(0)->id, first);
+        QVERIFY(list->isPinned(0));
+        list->newConversation();  // below the pinned one
+        QCOMPARE(list->model()->at(0)->id, first);
+        QCOMPARE(list->model()->at(1)->id, list->currentId());
+        QCOMPARE(list->model()->index(0).data(ConversationListModel::PinnedRole).toBool(), true);
+        const std::optional<ConversationRecord> read =
+            ConversationStore::fromJson(ConversationStore::toJson(*list->model()->at(0)));
+        QVERIFY(read && read->pinned);
+        QVERIFY(!ConversationStore::fromJson(ConversationStore::toJson(*list->model()->at(1)))->pinned);
+        list->setPinned(0, false);
+        QVERIFY(!list->isPinned(0));
+    }
+
     void anEmptyFolderStartsWithOneNewConversation() {
         ConversationList* list = &p_->list;
         QSignalSpy formats(list, &ConversationList::requestFormat);
