@@ -51,8 +51,15 @@ QHash<int, QByteArray> ServedRequestModel::roleNames() const {
 }
 
 void ServedRequestModel::refresh() {
+    // Figures change with every piece of every answer: the rows are told, not made again.
+    const int rows = int(service_->recent().size());
+    if (rows == rows_) {
+        if (rows > 0)
+            emit dataChanged(index(0), index(rows - 1));
+        return;
+    }
     beginResetModel();
-    rows_ = int(service_->recent().size());
+    rows_ = rows;
     endResetModel();
 }
 
