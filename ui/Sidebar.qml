@@ -154,6 +154,7 @@ Rectangle {
                 required property int cachedTokens
                 required property bool answering
                 required property bool pinned
+                required property string tags
                 property bool editing: false
                 readonly property int sourceRow: { sidebar.search.count; sidebar.search.query; return sidebar.search.sourceRow(index) }
 
@@ -220,7 +221,7 @@ Rectangle {
                         text: item.answering
                               ? (sidebar.remote ? qsTr("answering…")
                                  : qsTr("answering… · %1 cached tokens").arg(item.cachedTokens))
-                              : (item.pinned ? qsTr("pinned · ") : "")
+                              : (item.pinned ? qsTr("pinned · ") : "") + (item.tags ? item.tags + " · " : "")
                                 + (sidebar.remote ? qsTr("%1 messages").arg(item.messageCount)
                                    : qsTr("%1 messages · %2 cached tokens").arg(item.messageCount).arg(item.cachedTokens))
                         color: Theme.sidebarMuted
@@ -313,6 +314,14 @@ Rectangle {
             onTriggered: sidebar.conversations.setPinned(sidebar.actionRow, !sidebar.actionPinned)
         }
         MenuItem {
+            objectName: "tagConversation"
+            text: qsTr("Tags…")
+            onTriggered: {
+                tagsField.text = sidebar.conversations.tagsOf(sidebar.actionRow)
+                tagsDialog.open()
+            }
+        }
+        MenuItem {
             text: qsTr("Export as Markdown…")
             onTriggered: exportDialog.start("md")
         }
@@ -322,6 +331,26 @@ Rectangle {
         }
         MenuSeparator {}
         MenuItem { text: qsTr("Delete"); onTriggered: sidebar.conversations.deleteConversation(sidebar.actionRow) }
+    }
+
+    // A conversation's tags, separated by commas; Ctrl+K finds conversations by them.
+    Dialog {
+        id: tagsDialog
+        objectName: "tagsDialog"
+        title: qsTr("Tags")
+        modal: true
+        anchors.centerIn: Overlay.overlay
+        standardButtons: Dialog.Ok | Dialog.Cancel
+        onAccepted: sidebar.conversations.setTags(sidebar.actionRow, tagsField.text)
+        onOpened: tagsField.forceActiveFocus()  // typing goes to the tags at once
+        TextField {
+            id: tagsField
+            objectName: "tagsField"
+            implicitWidth: 320
+            placeholderText: qsTr("e.g. work, recipes")
+            Accessible.name: qsTr("Tags, separated by commas")
+            onAccepted: tagsDialog.accept()
+        }
     }
 
     FileDialog {

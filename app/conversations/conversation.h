@@ -5,6 +5,7 @@
 #include <QDateTime>
 #include <QList>
 #include <QString>
+#include <QStringList>
 #include <utility>
 #include <vector>
 
@@ -56,6 +57,7 @@ struct ConversationRecord {
     QString draft;           // typed in the composer, not sent yet
     QString model;           // the model that wrote the last answer, as the window names it
     bool pinned = false;     // kept at the top of the list, above the others
+    QStringList tags;        // the person's own words for it; searched with its text
 
     // User messages the model still sees (forgotten ones excluded): the engine's turn count.
     int remembered_turns() const;

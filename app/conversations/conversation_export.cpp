@@ -54,6 +54,8 @@ QJsonObject conversation_json(const ConversationExport& e) {
                   {"messages", messages}};
     if (c.pinned)
         o.insert("pinned", true);
+    if (!c.tags.isEmpty())
+        o.insert("tags", QJsonArray::fromStringList(c.tags));
     return o;
 }
 
@@ -65,6 +67,8 @@ std::optional<ConversationExport> conversation_from(const QJsonObject& o, QStrin
     c.created = QDateTime::fromString(o.value("created").toString(), Qt::ISODateWithMs);
     c.model = o.value("model").toString();
     c.pinned = o.value("pinned").toBool();
+    for (const QJsonValue& tag : o.value("tags").toArray())
+        c.tags.append(tag.toString());
     const QString format = o.value("chat_format").toString();
     c.format = format_from_key(format, llamadesk::ChatFormat::Llama2Chat);
     if (!format.isEmpty() && format_key(c.format) != format) {

@@ -245,6 +245,20 @@ void ConversationList::setPinned(int row, bool pinned) {
     emit currentChanged();  // the current row may have moved
 }
 
+void ConversationList::setTags(int row, const QString& commaSeparated) {
+    ConversationItem* c = model_.at(row);
+    if (!c)
+        return;
+    QStringList tags;
+    for (const QString& tag : commaSeparated.split(','))
+        if (const QString t = tag.simplified(); !t.isEmpty() && !tags.contains(t, Qt::CaseInsensitive))
+            tags << t;
+    if (tags == c->tags)
+        return;
+    c->tags = tags;
+    save(c);
+}
+
 void ConversationList::renameConversation(int row, const QString& title) {
     ConversationItem* c = model_.at(row);
     if (!c || title.trimmed().isEmpty())

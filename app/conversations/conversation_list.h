@@ -92,6 +92,9 @@ public:
     // Pinned: at the top of the list, above the others, until unpinned; saved with it.
     Q_INVOKABLE void setPinned(int row, bool pinned);
     Q_INVOKABLE bool isPinned(int row) const { return model_.at(row) && model_.at(row)->pinned; }
+    // Tags as the person types them, separated by commas; empty ones and repeats dropped.
+    Q_INVOKABLE void setTags(int row, const QString& commaSeparated);
+    Q_INVOKABLE QString tagsOf(int row) const { return model_.at(row) ? model_.at(row)->tags.join(", ") : QString(); }
     // Takes the conversation out of the list; it is gone for good after kUndoMs unless undone.
     Q_INVOKABLE void deleteConversation(int row);
     Q_INVOKABLE void undoDelete();

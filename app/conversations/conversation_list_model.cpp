@@ -18,13 +18,15 @@ QVariant ConversationListModel::data(const QModelIndex& index, int role) const {
     case CachedTokensRole: return c->stats.cached_tokens;
     case AnsweringRole: return !c->messages.isEmpty() && c->messages.last().streaming;
     case PinnedRole: return c->pinned;
+    case TagsRole: return c->tags.join(QStringLiteral(", "));
     default: return {};
     }
 }
 
 QHash<int, QByteArray> ConversationListModel::roleNames() const {
     return {{IdRole, "conversationId"}, {TitleRole, "title"}, {MessageCountRole, "messageCount"},
-            {CachedTokensRole, "cachedTokens"}, {AnsweringRole, "answering"}, {PinnedRole, "pinned"}};
+            {CachedTokensRole, "cachedTokens"}, {AnsweringRole, "answering"}, {PinnedRole, "pinned"},
+            {TagsRole, "tags"}};
 }
 
 ConversationItem* ConversationListModel::at(int row) const {

@@ -17,8 +17,12 @@ class ConversationListModel : public QAbstractListModel {
     Q_PROPERTY(int count READ rowCount NOTIFY countChanged)
 public:
     // AnsweringRole: its last message is an answer still streaming (several conversations may be).
-    // PinnedRole stays the last: ConversationSearch's roles follow it.
-    enum Roles { IdRole = Qt::UserRole + 1, TitleRole, MessageCountRole, CachedTokensRole, AnsweringRole, PinnedRole };
+    // EndRole: where ConversationSearch's own roles begin.
+    enum Roles {
+        IdRole = Qt::UserRole + 1, TitleRole, MessageCountRole, CachedTokensRole, AnsweringRole, PinnedRole,
+        TagsRole,  // its tags, joined with ", "
+        EndRole
+    };
 
     using QAbstractListModel::QAbstractListModel;
     int rowCount(const QModelIndex& parent = {}) const override;

@@ -57,7 +57,8 @@ void ConversationSearch::setMarkColor(const QString& color) {
 const ConversationSearch::Folded& ConversationSearch::folded(const ConversationItem* c) const {
     auto it = folded_.find(c);
     if (it == folded_.end()) {
-        Folded f{c->title.toCaseFolded(), {}};
+        // Tags are searched with the title: a word found in either marks no message.
+        Folded f{(c->title + QChar('\n') + c->tags.join(QChar('\n'))).toCaseFolded(), {}};
         for (const Message& m : c->messages)
             f.messages.append(m.text.toCaseFolded());
         it = folded_.insert(c, f);

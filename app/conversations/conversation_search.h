@@ -19,7 +19,7 @@ class ConversationSearch : public QSortFilterProxyModel {
     Q_PROPERTY(QString markColor READ markColor WRITE setMarkColor NOTIFY queryChanged)
     Q_PROPERTY(int count READ count NOTIFY countChanged)
 public:
-    enum Roles { TitleMarkedRole = ConversationListModel::PinnedRole + 1, SnippetRole };  // after the list's own
+    enum Roles { TitleMarkedRole = ConversationListModel::EndRole, SnippetRole };  // after the list's own
 
     explicit ConversationSearch(ConversationListModel* conversations, QObject* parent = nullptr);
 

@@ -15,7 +15,7 @@ namespace {
 
 // 2 added format, draft, forgotten and interrupted answers; version 1 files read as chat.
 // 3 added each message's time and the model of the last answer.
-// 4 added a message's other versions (branches) and which one is shown, and pinned.
+// 4 added a message's other versions (branches) and which one is shown, pinned and tags.
 constexpr int kFormatVersion = 4;
 
 QString role_name(Message::Role role) { return role == Message::Role::User ? "user" : "assistant"; }
@@ -66,6 +66,8 @@ QByteArray ConversationStore::toJson(const ConversationRecord& conversation) {
     QJsonObject out = root;
     if (conversation.pinned)
         out.insert("pinned", true);
+    if (!conversation.tags.isEmpty())
+        out.insert("tags", QJsonArray::fromStringList(conversation.tags));
     return QJsonDocument(out).toJson(QJsonDocument::Indented);
 }
 
@@ -92,6 +94,8 @@ std::optional<ConversationRecord> ConversationStore::fromJson(const QByteArray& 
     c.draft = root.value("draft").toString();
     c.model = root.value("model").toString();
     c.pinned = root.value("pinned").toBool();
+    for (const QJsonValue& tag : root.value("tags").toArray())
+        c.tags.append(tag.toString());
     for (const QJsonValue& v : root.value("messages").toArray())
         c.messages.append(message_from(v.toObject()));
     return c;

@@ -52,6 +52,22 @@ private slots:
         QVERIFY(!list->isPinned(0));
     }
 
+    // Tags as typed, separated by commas: blanks and repeats dropped, saved with the conversation.
+    void tagsAreKeptAsTyped() {
+        ConversationList* list = &p_->list;
+        list->loadSaved();
+        QSignalSpy saves(list, &ConversationList::saveRequested);
+        list->setTags(0, " work , Recipes,, work ,WORK ");
+        QCOMPARE(list->current()->tags, (QStringList{"work", "Recipes"}));
+        QCOMPARE(list->tagsOf(0), QString("work, Recipes"));
+        QCOMPARE(saves.count(), 1);
+        const std::optional<ConversationRecord> read = ConversationStore::fromJson(ConversationStore::toJson(*list->current()));
+        QVERIFY(read);
+        QCOMPARE(read->tags, (QStringList{"work", "Recipes"}));
+        list->setTags(0, "");
+        QVERIFY(list->current()->tags.isEmpty());
+    }
+
     void anEmptyFolderStartsWithOneNewConversation() {
         ConversationList* list = &p_->list;
         QSignalSpy formats(list, &ConversationList::requestFormat);

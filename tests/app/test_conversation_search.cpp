@@ -61,6 +61,17 @@ private slots:
         QCOMPARE(search_->count(), 0);
     }
 
+    // Tags are searched too, in any case, though no title or message holds the word.
+    void findsConversationsByTheirTags() {
+        list_.at(1)->tags = QStringList{"Work", "memory"};
+        list_.touched(list_.at(1));  // as a save does: folded again
+        search_->setQuery("work");
+        QCOMPARE(titles(*search_), QStringList({"KV cache sizes"}));
+        search_->setQuery("MEMORY keys");
+        QCOMPARE(titles(*search_), QStringList({"KV cache sizes"}));
+        QCOMPARE(list_.index(1).data(ConversationListModel::TagsRole).toString(), QString("Work, memory"));
+    }
+
     void marksEscapeTheText() {
         search_->setMarkColor("#ffd24d");
         search_->setQuery("wool");
