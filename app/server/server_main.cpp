@@ -23,7 +23,7 @@ namespace {
     std::exit(2);
 }
 
-int positive(const QCommandLineParser& args, const QString& name, int fallback, int min, int max) {
+int whole_number(const QCommandLineParser& args, const QString& name, int fallback, int min, int max) {
     if (!args.isSet(name)) return fallback;
     bool ok = false;
     const int value = args.value(name).toInt(&ok);
@@ -76,16 +76,16 @@ int main(int argc, char** argv) {
 
     server::HttpListener::Options options;
     options.host = args.value("host");
-    options.port = positive(args, "port", 8080, 0, 65535);
+    options.port = whole_number(args, "port", 8080, 0, 65535);
     options.api_key = args.isSet("api-key") ? args.value("api-key") : qEnvironmentVariable("LLAMADESK_API_KEY");
     options.cors_origins = args.values("cors");
     options.log_requests = args.isSet("log-requests");
     server::ApiService::Limits limits;
-    limits.parallel = positive(args, "parallel", limits.parallel, 1, 256);
-    limits.queue = positive(args, "queue", limits.queue, 0, 100000);
-    const int context = positive(args, "ctx-size", 0, 16, 1 << 24);
-    const int threads = positive(args, "threads", 0, 1, 4096);
-    const qint64 kv_bytes = qint64(positive(args, "kv-bytes", 0, 1, 1 << 30)) << 20;
+    limits.parallel = whole_number(args, "parallel", limits.parallel, 1, 256);
+    limits.queue = whole_number(args, "queue", limits.queue, 0, 100000);
+    const int context = whole_number(args, "ctx-size", 0, 16, 1 << 24);
+    const int threads = whole_number(args, "threads", 0, 1, 4096);
+    const qint64 kv_bytes = qint64(whole_number(args, "kv-bytes", 0, 1, 1 << 30)) << 20;
 
     CancelFlags cancel;
     QThread worker_thread;

@@ -174,8 +174,10 @@ class OpenAIClient(unittest.TestCase):
     def test_completion(self):
         answer = self.client.completions.create(model="x", prompt="The KV cache", max_tokens=12, temperature=0)
         self.assertTrue(answer.choices[0].text)
-        self.assertEqual(answer.usage.completion_tokens, 12 if answer.choices[0].finish_reason == "length" else
-                         answer.usage.completion_tokens)
+        if answer.choices[0].finish_reason == "length":
+            self.assertEqual(answer.usage.completion_tokens, 12)
+        else:
+            self.assertLess(answer.usage.completion_tokens, 12)
         streamed = "".join(c.choices[0].text for c in self.client.completions.create(
             model="x", prompt="The KV cache", max_tokens=12, temperature=0, stream=True) if c.choices)
         self.assertEqual(streamed, answer.choices[0].text)
