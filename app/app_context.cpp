@@ -23,6 +23,7 @@ AppContext::AppContext(const AppPaths& paths, QObject* parent)
       inspector_(std::make_unique<CacheInspectorModel>()),
       worker_(std::make_unique<InferenceWorker>(&cancel_)),
       server_(std::make_unique<LocalServer>(worker_.get(), &cancel_, settings_.get(), &keys_)),
+      library_(std::make_unique<ModelLibrary>(paths.data_dir, settings_.get(), &keys_)),
       saver_(std::make_unique<ConversationSaver>(paths.data_dir)),
       snapshot_dir_(paths.data_dir.isEmpty() ? QString() : paths.data_dir + "/kv-snapshots") {
     thread_.setObjectName("inference");

@@ -19,6 +19,7 @@
 #include "models/chat_format_choice.h"
 #include "models/figures.h"
 #include "models/model_controller.h"
+#include "library/model_library.h"
 #include "server/local_server.h"
 #include "settings/app_settings.h"
 #include "settings/appearance.h"
@@ -47,6 +48,7 @@ class AppContext : public QObject {
     Q_PROPERTY(ConversationSearch* search READ search CONSTANT)
     Q_PROPERTY(ConversationTransfer* transfer READ transfer CONSTANT)
     Q_PROPERTY(LocalServer* server READ server CONSTANT)
+    Q_PROPERTY(ModelLibrary* library READ library CONSTANT)
     Q_PROPERTY(QString errorMessage READ errorMessage NOTIFY errorChanged)
 public:
     explicit AppContext(const AppPaths& paths, QObject* parent = nullptr);
@@ -64,6 +66,7 @@ public:
     ConversationSearch* search() { return search_.get(); }
     ConversationTransfer* transfer() { return transfer_.get(); }
     LocalServer* server() { return server_.get(); }
+    ModelLibrary* library() { return library_.get(); }
     // Only for connecting to its signals; its slots run on the worker thread.
     InferenceWorker* worker() { return worker_.get(); }
     QString errorMessage() const { return error_; }
@@ -103,6 +106,7 @@ private:
     QThread thread_;
     std::unique_ptr<InferenceWorker> worker_;
     std::unique_ptr<LocalServer> server_;  // after the worker: it connects to it
+    std::unique_ptr<ModelLibrary> library_;
     QThread storage_thread_;
     std::unique_ptr<ConversationSaver> saver_;
     QString snapshot_dir_;          // the data folder's kv-snapshots

@@ -24,6 +24,8 @@ Item {
         { sequences: ["Ctrl+N"], keys: "Ctrl+N", action: qsTr("New conversation"),
           run: () => root.app.conversations.newConversation() },
         { sequences: ["Ctrl+O"], keys: "Ctrl+O", action: qsTr("Open a model file"), run: () => fileDialog.open() },
+        { sequences: ["Ctrl+M"], keys: "Ctrl+M", action: qsTr("Models: on this computer, recommended, search, downloads"),
+          run: () => modelsPage.open() },
         { sequences: ["Ctrl+K", "Ctrl+F"], keys: "Ctrl+K, Ctrl+F", action: qsTr("Search conversations"),
           run: () => sidebar.focusSearch() },
         { sequences: [], keys: "Enter", action: qsTr("Send the message") },
@@ -78,6 +80,7 @@ Item {
             onOpenFolderRequested: folderDialog.open()
             onOpenPathRequested: pathDialog.open()
             onOpenRemoteRequested: remoteDialog.open()
+            onModelsRequested: modelsPage.open()
             onSettingsRequested: settingsDialog.open()
             onPanelToggled: {
                 if (root.narrow) root.panelNarrow = !root.panelNarrow
@@ -240,6 +243,12 @@ Item {
         id: remoteDialog
         objectName: "remoteDialog"
         anchors.centerIn: parent
+        model: root.app.model
+    }
+    ModelsPage {
+        id: modelsPage
+        anchors.centerIn: parent
+        library: root.app.library
         model: root.app.model
     }
     SettingsDialog {

@@ -14,6 +14,7 @@ Rectangle {
     signal openFolderRequested()
     signal openPathRequested()
     signal openRemoteRequested()
+    signal modelsRequested()
     signal settingsRequested()
     signal panelToggled()
 
@@ -130,6 +131,17 @@ Rectangle {
         }
 
         Button {
+            id: modelsButton
+            objectName: "modelsButton"
+            visible: !header.compact
+            text: qsTr("Models")
+            onClicked: header.modelsRequested()
+            HeaderToolTip {
+                visible: modelsButton.hovered
+                text: qsTr("Models on this computer, recommended ones and the Hugging Face Hub's, and downloads (Ctrl+M)")
+            }
+        }
+        Button {
             id: openButton
             objectName: "openButton"
             visible: !header.compact
@@ -209,6 +221,7 @@ Rectangle {
             Menu {
                 id: openMenu
                 z: 2
+                MenuItem { text: qsTr("Models… (Ctrl+M)"); onTriggered: header.modelsRequested() }
                 MenuItem { text: qsTr("File… (Ctrl+O)"); onTriggered: header.openFileRequested() }
                 MenuItem { text: qsTr("Folder…"); onTriggered: header.openFolderRequested() }
                 MenuItem { text: qsTr("Path…"); onTriggered: header.openPathRequested() }

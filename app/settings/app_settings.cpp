@@ -95,12 +95,21 @@ QString AppSettings::tokenizerFor(const QString& modelPath) const {
     return i >= 0 && i < tokenizers.size() ? tokenizers[i] : QString();
 }
 
-void AppSettings::rememberModel(const QString& path, const QString& tokenizer) {
-    settings_->setValue("app/lastModel", path);
+void AppSettings::prependRecent(const QString& path) {
     QStringList recent = recentCheckpoints();
     recent.removeAll(path);
     recent.prepend(path);
     settings_->setValue("app/recentCheckpoints", recent.mid(0, kMaxRecent));
+}
+
+void AppSettings::addRecent(const QString& path) {
+    prependRecent(path);
+    emit changed();
+}
+
+void AppSettings::rememberModel(const QString& path, const QString& tokenizer) {
+    settings_->setValue("app/lastModel", path);
+    prependRecent(path);
 
     // Two parallel lists: paths are not valid QSettings keys.
     QStringList models = settings_->value("app/tokenizerModels").toStringList();

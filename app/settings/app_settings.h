@@ -61,6 +61,8 @@ public:
     QStringList recentCheckpoints() const;
     // Remembers a model that loaded: last used, first in the recent list, and its tokenizer.
     void rememberModel(const QString& path, const QString& tokenizer);
+    // Puts a checkpoint first in the recent list without loading it (a finished download).
+    void addRecent(const QString& path);
     QString tokenizerFor(const QString& modelPath) const;
 
     // The folder the open dialogs start in: the one that held the last path opened from a dialog,
@@ -78,5 +80,6 @@ signals:
     void changed();
 
 private:
+    void prependRecent(const QString& path);
     std::unique_ptr<QSettings> settings_;
 };

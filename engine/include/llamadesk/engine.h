@@ -47,7 +47,7 @@ struct LoadParams {
 struct ModelInfo {
     std::string name;            // file name without extension
     std::string path;
-    std::string format;          // "gguf", "llama2c"
+    std::string format;          // "gguf", "llama2c", "huggingface", "meta"
     std::string weight_dtype;    // the matrices' main type: "f32", "f16", "bf16", "q8_0", "q4_k", ...
     std::string weight_types;    // the file's label and census, e.g. "Q4_K_M: Q4_K ×97, Q6_K ×19, ..."
     int64_t n_params = 0;
@@ -295,6 +295,46 @@ private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
+
+// A model's size and shape: what the memory it needs depends on.
+struct ModelShape {
+    int64_t weight_bytes = 0;
+    int n_layers = 0, n_kv_heads = 0, head_dim = 0;
+    int context_length = 0;  // the one the model was trained for
+};
+
+// A checkpoint as its header describes it, read without loading or checking its weights (load()
+// still checks every one): the Models page lists files with it.
+struct CheckpointSummary {
+    std::string format;        // as ModelInfo::format: "gguf", "llama2c", "huggingface", "meta"
+    std::string name;          // GGUF general.name, else empty
+    std::string weight_dtype;  // as ModelInfo::weight_dtype
+    std::string weight_types;  // as ModelInfo::weight_types
+    int64_t n_params = 0;
+    ModelShape shape;
+};
+
+// Fails, saying why, for what load() would refuse from the header alone: not a checkpoint, a
+// family or weight type not read here, a damaged header, a missing file.
+Status inspect_checkpoint(const std::string& path, CheckpointSummary* out);
+
+// Whether this version reads GGUF files of a llama.cpp quantization label as Hub file names give
+// it ("Q4_K_M", "IQ4_XS", "F16"; any case), judged by the label's main weight type; *why says why
+// not, naming the types it reads.
+bool reads_gguf_file_type(const std::string& label, std::string* why);
+
+// Whether a model of this shape fits this machine before it is loaded or even downloaded, by the
+// rule load() applies: its weights in the memory available (the GPU's free memory where CUDA
+// would be used, else RAM), and the context load() would then choose for the rest.
+struct FitEstimate {
+    bool fits = false;
+    int context_length = 0;        // the context load() would choose; 0 when it does not fit
+    int64_t memory_available = 0;  // bytes, in `memory`
+    std::string memory;            // "RAM" or "GPU memory"
+    std::string reason;            // one sentence with the figures
+};
+FitEstimate estimate_fit(const ModelShape& shape, BackendKind backend = BackendKind::Auto,
+                         KvCacheType kv_cache_type = KvCacheType::F16);
 
 // A stable key ("eos", "max tokens", "cancelled", ...): saved in the window's conversation files and
 // looked up there for display text, so a value never changes once released.

@@ -144,5 +144,8 @@ struct CudaBackendOptions {
 bool cuda_backend_available(std::string* why);
 // Throws EngineError(BackendUnavailable / OutOfMemory) with a clear message on failure.
 std::unique_ptr<Backend> make_cuda_backend(const Checkpoint& ckpt, const CudaBackendOptions& opts);
+// Device memory a CUDA backend could fill now, as its kv_memory_available() counts it (free less
+// headroom); -1 where cuda_backend_available() is false.
+int64_t cuda_memory_available();
 
 }  // namespace llamadesk

@@ -7,15 +7,11 @@
 
 namespace llamadesk {
 
-namespace {
-
 std::string gib(double bytes) {
     char text[32];
     std::snprintf(text, sizeof text, "%.1f GiB", bytes / double(int64_t(1) << 30));
     return text;
 }
-
-}  // namespace
 
 ContextChoice choose_context(const LoadParams& params, int trained, double bytes_per_token, int64_t available,
                              const char* kv_type) {

@@ -14,6 +14,9 @@ struct ContextChoice {
     std::string reason;  // for ModelInfo::context_reason, with the memory it takes
 };
 
+// "4.6 GiB", as the reasons say memory.
+std::string gib(double bytes);
+
 // The person's limit (params.context_length) when it is below the model's context; else the
 // model's, unless one full context's KV cache would take more than a quarter of the memory
 // available: then the largest power of two, from 256, that fits there.

@@ -118,7 +118,9 @@ struct Checkpoint {
 // file is checked before use; failures throw EngineError with a message naming the file and field.
 Checkpoint open_checkpoint(const std::string& path, const std::string& tokenizer_path = {});
 
-// Checks that every tensor has the shape config implies and holds only finite values.
+// Checks that every tensor has the shape config implies, reading no weight.
+void validate_shapes(const Checkpoint& ckpt);
+// validate_shapes(), and that every tensor holds only finite values (reading every byte).
 void validate_weights(const Checkpoint& ckpt);
 
 }  // namespace llamadesk

@@ -81,7 +81,9 @@ std::string scan_chunk(const Chunk& c) {
     return "tensor " + t.name + " has an unknown dtype";
 }
 
-void check_shapes(const Checkpoint& ckpt) {
+}  // namespace
+
+void validate_shapes(const Checkpoint& ckpt) {
     // Slots over a copy, which tensor_slots sizes to the config's layer count: a layer the reader
     // left out is then reported as its missing tensors.
     ModelWeights copy = ckpt.weights;
@@ -99,10 +101,8 @@ void check_shapes(const Checkpoint& ckpt) {
         fail(ErrorCode::BadFormat, ckpt.path + ": layer count does not match n_layers");
 }
 
-}  // namespace
-
 void validate_weights(const Checkpoint& ckpt) {
-    check_shapes(ckpt);
+    validate_shapes(ckpt);
 
     constexpr int64_t kChunkElements = int64_t(1) << 20;  // a multiple of every block
     const ModelWeights& w = ckpt.weights;

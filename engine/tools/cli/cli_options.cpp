@@ -39,6 +39,8 @@ const char* usage() {
            "       llamadesk-cli [--model PATH] --perplexity FILE [--json]\n"
            "       llamadesk-cli [--model PATH] [--chat-template FILE.jinja|FAMILY] --messages FILE.json --print-prompt\n"
            "       llamadesk-cli --remote URL [--api-key-file FILE] [--model NAME] [options] (--prompt TEXT | --chat)\n"
+           "       llamadesk-cli --list-models\n"
+           "       llamadesk-cli --download REPO FILE\n"
            "\n"
            "  --model PATH          checkpoint file (.gguf, .bin) or a Meta / Hugging Face folder\n"
            "                        (default: the built-in model, LlamaDesk Guide)\n"
@@ -53,6 +55,12 @@ const char* usage() {
            "                        family: llama3.1, llama3, chat (Llama 2), mistral, chatml, zephyr,\n"
            "                        deepseek-r1, completion (default: the model's)\n"
            "  --date D              Llama 3.1's \"Today Date\", e.g. \"26 Jul 2024\" (default: today)\n"
+           "  --list-models         list the checkpoints already on this computer (LlamaDesk's models\n"
+           "                        folder, the Hugging Face cache, LM Studio, GPT4All, Ollama), and\n"
+           "                        why any would not open\n"
+           "  --download REPO FILE  download FILE of the Hugging Face Hub repository REPO into the Hugging\n"
+           "                        Face cache, resuming a partial download, and check its sha256; prints\n"
+           "                        the file's path. $HF_ENDPOINT and $HF_TOKEN as huggingface_hub reads them\n"
            "  --tokenize TEXT       print the token ids the model sees for TEXT (BOS first)\n"
            "  --perplexity FILE     score FILE's text: mean negative log-likelihood of every token after BOS\n"
            "                        and its exp; text longer than the context goes in windows of the\n"
@@ -95,7 +103,8 @@ Options parse_options(int argc, char** argv) {
     auto set_mode = [&](Mode m, const std::string& option) {
         if (have_mode)
             fail(ErrorCode::InvalidArgument,
-                 "choose one of --prompt, --chat, --tokenize, --perplexity and --print-prompt (" + option + ")");
+                 "choose one of --prompt, --chat, --tokenize, --perplexity, --print-prompt, --list-models and "
+                 "--download (" + option + ")");
         have_mode = true;
         o.mode = m;
     };
@@ -116,6 +125,12 @@ Options parse_options(int argc, char** argv) {
         else if (a == "--perplexity") { set_mode(Mode::Perplexity, a); o.text = value(); }
         else if (a == "--json") o.json = true;
         else if (a == "--print-prompt") set_mode(Mode::PrintPrompt, a);
+        else if (a == "--list-models") set_mode(Mode::ListModels, a);
+        else if (a == "--download") {
+            set_mode(Mode::Download, a);
+            o.download_repo = value();
+            o.download_file = value();
+        }
         else if (a == "--messages") o.messages_file = value();
         else if (a == "--chat-template") o.chat_template = value();
         else if (a == "--date") o.date = value();
@@ -150,6 +165,11 @@ Options parse_options(int argc, char** argv) {
         if (o.remote.timeout_s < 1) fail(ErrorCode::InvalidArgument, "--timeout must be at least 1 second");
     } else if (!o.remote.api_key_file.empty()) {
         fail(ErrorCode::InvalidArgument, "--api-key-file goes with --remote");
+    }
+    if (o.mode == Mode::ListModels || o.mode == Mode::Download) {
+        if (!o.remote.url.empty() || !o.load.model_path.empty())
+            fail(ErrorCode::InvalidArgument, "--list-models and --download go without --model and --remote");
+        return o;
     }
     // Without --model: the built-in model (a bare --tokenizer is enough for --tokenize).
     if (o.remote.url.empty() && o.load.model_path.empty() &&

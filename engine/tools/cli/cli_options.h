@@ -8,7 +8,7 @@
 
 namespace llamadesk::cli {
 
-enum class Mode { Prompt, Chat, Tokenize, Perplexity, PrintPrompt };
+enum class Mode { Prompt, Chat, Tokenize, Perplexity, PrintPrompt, ListModels, Download };
 
 // A server speaking the OpenAI-compatible API, instead of a checkpoint (--remote).
 struct RemoteOptions {
@@ -29,6 +29,7 @@ struct Options {
     std::string messages_file;  // --print-prompt: [{"role": ..., "content": ...}]
     std::string chat_template;  // --chat-template: a .jinja file or a family's key; empty: detected
     std::string date;           // --date: Llama 3.1's "Today Date"; empty: today
+    std::string download_repo, download_file;  // --download REPO FILE (from the Hugging Face Hub)
     bool help = false;
 };
 

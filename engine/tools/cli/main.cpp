@@ -15,6 +15,7 @@
 #include "cli_options.h"
 #include "print_prompt.h"
 #include "interrupt.h"
+#include "library_mode.h"
 #include "remote_mode.h"
 #include "core/error.h"
 #include "core/exception_status.h"
@@ -186,12 +187,16 @@ int main(int argc, char** argv) {
             return 0;
         }
         if (!o.remote.url.empty()) return cli::run_remote(o, argc, argv);
+        if (o.mode == cli::Mode::ListModels) return cli::run_list_models(o, argc, argv);
+        if (o.mode == cli::Mode::Download) return cli::run_download(o, argc, argv);
         switch (o.mode) {
         case cli::Mode::Tokenize: run_tokenize(o); break;
         case cli::Mode::Prompt: run_prompt(o); break;
         case cli::Mode::Chat: run_chat(o); break;
         case cli::Mode::Perplexity: run_perplexity(o); break;
         case cli::Mode::PrintPrompt: cli::run_print_prompt(o); break;
+        case cli::Mode::ListModels:
+        case cli::Mode::Download: break;  // answered above
         }
         return 0;
     } catch (...) {

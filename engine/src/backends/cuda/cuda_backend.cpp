@@ -88,13 +88,7 @@ void CudaBackend::copy_kv_block_in(int32_t block, const std::byte* in) {
     CUDA_CHECK(cudaStreamSynchronize(stream_->get()));
 }
 
-int64_t CudaBackend::kv_memory_available() const {
-    size_t free = 0, total = 0;
-    CUDA_CHECK(cudaMemGetInfo(&free, &total));
-    // Headroom for cuBLAS workspaces, graph instances and other processes' growth.
-    const int64_t headroom = std::max<int64_t>(int64_t(512) << 20, int64_t(total / 20));
-    return std::max<int64_t>(0, int64_t(free) - headroom);
-}
+int64_t CudaBackend::kv_memory_available() const { return memory_available(); }
 
 void CudaBackend::stage(std::span<const int32_t> tokens, int start_pos, BlockTableView table) {
     const int n_blocks = int(kv_layout().blocks_for(int64_t(start_pos) + int64_t(tokens.size())));

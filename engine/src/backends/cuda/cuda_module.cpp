@@ -143,4 +143,10 @@ std::unique_ptr<Backend> make_cuda_backend_synthetic(const ModelConfig& config, 
 
 double cuda_copy_bandwidth() { return require_module().copy_bandwidth(); }
 
+int64_t cuda_memory_available() {
+    std::string why;
+    if (!cuda_backend_available(&why)) return -1;
+    return require_module().memory_available();
+}
+
 }  // namespace llamadesk

@@ -24,6 +24,7 @@ struct CudaModuleTable {
     std::unique_ptr<Backend> (*make_backend_synthetic)(const ModelConfig& config, WeightMix mix,
                                                        uint64_t seed, const CudaBackendOptions& opts);
     double (*copy_bandwidth)();
+    int64_t (*memory_available)();
 };
 
 inline constexpr char kCudaModuleFile[] = "libllamadesk-cuda.so";
@@ -50,6 +51,7 @@ std::unique_ptr<Backend> make_backend(const Checkpoint& ckpt, const CudaBackendO
 std::unique_ptr<Backend> make_backend_synthetic(const ModelConfig& config, WeightMix mix, uint64_t seed,
                                                 const CudaBackendOptions& opts);
 double copy_bandwidth();
+int64_t memory_available();
 }  // namespace cuda
 
 }  // namespace llamadesk

@@ -8,4 +8,5 @@ extern "C" __attribute__((visibility("default"))) const llamadesk::CudaModuleTab
     &llamadesk::cuda::make_backend,
     &llamadesk::cuda::make_backend_synthetic,
     &llamadesk::cuda::copy_bandwidth,
+    &llamadesk::cuda::memory_available,
 };
