@@ -37,7 +37,7 @@ QHash<int, QByteArray> DownloadQueue::roleNames() const {
     return {{RepoRole, "repo"},         {PathRole, "path"},         {StateRole, "state"},
             {MessageRole, "message"},   {ReceivedRole, "received"}, {TotalRole, "total"},
             {ProgressRole, "progress"}, {SpeedRole, "speed"},       {TimeLeftRole, "timeLeft"},
-            {FileRole, "file"}};
+            {FileRole, "file"},         {ProblemRole, "problem"}};
 }
 
 QVariant DownloadQueue::data(const QModelIndex& index, int role) const {
@@ -55,6 +55,7 @@ QVariant DownloadQueue::data(const QModelIndex& index, int role) const {
     case TimeLeftRole:
         return d->state() == FileDownload::State::Downloading ? time_left_text(d->secondsLeft()) : QString();
     case FileRole: return d->file();
+    case ProblemRole: return d->problem();
     default: return {};
     }
 }

@@ -21,7 +21,7 @@ class DownloadQueue : public QAbstractListModel {
     Q_PROPERTY(int active READ activeCount NOTIFY countChanged)
 public:
     enum Role { RepoRole = Qt::UserRole + 1, PathRole, StateRole, MessageRole, ReceivedRole, TotalRole,
-                ProgressRole, SpeedRole, TimeLeftRole, FileRole };
+                ProgressRole, SpeedRole, TimeLeftRole, FileRole, ProblemRole };
 
     // state_file: where the unfinished downloads are remembered (empty: nowhere).
     DownloadQueue(QNetworkAccessManager* network, const QString& cache, const QString& state_file,

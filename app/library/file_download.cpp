@@ -90,9 +90,10 @@ int FileDownload::secondsLeft() const {
     return int(double(total_ - received_) / speed_ + 0.5);
 }
 
-void FileDownload::setState(State state, const QString& message) {
+void FileDownload::setState(State state, const QString& message, bool problem) {
     state_ = state;
     message_ = message;
+    problem_ = problem || state == State::Failed;
     if (state != State::Downloading) speed_ = 0;
     emit changed();
     if (state == State::Done || state == State::Failed || state == State::Cancelled) emit finished();
@@ -223,7 +224,8 @@ bool FileDownload::diskHasRoomFor(qint64 bytes) {
     stopReply();
     setState(State::Paused, "paused: " + size_text(bytes) + " more are needed on " + disk.rootPath() + ", which has " +
                                 size_text(free) + " free. " + size_text(received_) +
-                                " are kept for the resume; free some space, then resume");
+                                " are kept for the resume; free some space, then resume",
+             true);
     return false;
 }
 
@@ -305,7 +307,8 @@ void FileDownload::onData() {
         part_->resize(received_);
         stopReply();
         setState(State::Paused, "paused: could not write to " + QFileInfo(entry_.part).absolutePath() + " (" + error +
-                                    "). " + size_text(received_) + " are kept for the resume; free some space, then resume");
+                                    "). " + size_text(received_) + " are kept for the resume; free some space, then resume",
+                 true);
         return;
     }
     received_ += wrote;

@@ -50,6 +50,8 @@ public:
     State state() const { return state_; }
     // What is happening or went wrong, in words with figures ("paused: the disk is full…").
     QString message() const { return message_; }
+    // Failed, or paused by a full disk: what the person must act on (a plain pause is not).
+    bool problem() const { return problem_; }
     qint64 received() const { return received_; }
     qint64 total() const { return total_; }
     double bytesPerSecond() const { return speed_; }
@@ -78,7 +80,7 @@ private:
     void onVerified();
     void retryLater(int seconds, const QString& why);
     QUrl url_resolved(QNetworkReply* reply) const;
-    void setState(State state, const QString& message);
+    void setState(State state, const QString& message, bool problem = false);
     void fail(const QString& message) { setState(State::Failed, message); }
     void stopReply();
     bool diskHasRoomFor(qint64 bytes);
@@ -92,6 +94,7 @@ private:
 
     State state_ = State::Waiting;
     QString message_;
+    bool problem_ = false;
     QString sha256_, commit_, etag_;
     QUrl bytes_url_;  // where the Hub sent us
     HubCacheEntry entry_;

@@ -15,7 +15,8 @@ namespace {
 QString size_text(qint64 bytes) {
     if (bytes <= 0) return {};
     if (bytes >= 1000000000) return QString::number(double(bytes) / 1e9, 'f', 1) + " GB";
-    return QString::number(double(bytes) / 1e6, 'f', 0) + " MB";
+    if (bytes >= 1000000) return QString::number(double(bytes) / 1e6, 'f', 0) + " MB";
+    return QString::number(double(bytes) / 1e3, 'f', 0) + " kB";
 }
 
 QString params_text(qint64 n) {
@@ -51,7 +52,8 @@ ModelLibrary::ModelLibrary(const QString& data_dir, AppSettings* settings, ApiKe
         local_.clear();
         for (const LocalModel& m : scan_.result()) {
             QVariantMap row{{"name", m.name},
-                            {"source", source_name(m.source)},
+                            {"source", source_name(m.source) + (m.opened_before && m.source != ModelSource::Recent
+                                                                    ? tr(", opened before") : QString())},
                             {"path", m.path},
                             {"size", size_text(m.size)},
                             {"openable", m.openable},
@@ -115,7 +117,8 @@ void ModelLibrary::refreshRecommended() {
                         {"quant", f.quant},
                         {"size", (f.size_exact ? QString() : QString("about ")) + size_text(f.shape.weight_bytes)},
                         {"params", params_text(f.parameters)},
-                        {"downloaded", cached_file(hugging_face_cache(), f.repo, f.file)}};
+                        {"downloaded", cached_file(hugging_face_cache(), f.repo, f.file)},
+                        {"unavailable", unavailable_.value(f.repo + "/" + f.file)}};
         row.insert(fit_of(f.shape));
         recommended_.append(row);
     }
@@ -132,17 +135,19 @@ void ModelLibrary::openCatalogue() {
         requestStarted();
         hub_.files(repo, [this, repo](const QString&, const QList<HubFile>& files, const QString& error) {
             requestEnded();
-            if (!error.isEmpty()) {
-                setHubMessage(error.startsWith("offline") ? error + tr(". The sizes shown are the catalogue's.") : error,
-                              error.startsWith("offline"));
+            if (!error.isEmpty() && error.startsWith("offline")) {
+                setHubMessage(error + tr(". The sizes shown are the catalogue's."), true);
                 return;
             }
             for (CatalogueFile& f : catalogue_) {
                 if (f.repo != repo) continue;
+                // A repository or file gone from the Hub is said on its row.
+                unavailable_.insert(f.repo + "/" + f.file, error.isEmpty() ? tr("no longer on the Hub") : error);
                 for (const HubFile& h : files)
                     if (h.path == f.file) {
                         f.shape.weight_bytes = h.size;
                         f.size_exact = true;
+                        unavailable_.remove(f.repo + "/" + f.file);
                     }
             }
             refreshRecommended();

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <QFutureWatcher>
+#include <QHash>
 #include <QNetworkAccessManager>
 #include <QObject>
 #include <QVariantList>
@@ -100,6 +101,7 @@ private:
 
     QVariantList local_, recommended_, results_, files_;
     QList<llamadesk::library::CatalogueFile> catalogue_;
+    QHash<QString, QString> unavailable_;  // "repo/file" of the catalogue: why the Hub does not have it
     QList<llamadesk::library::HubFile> repo_files_;
     QString repo_;
     int pending_ = 0;

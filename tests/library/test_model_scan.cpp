@@ -175,6 +175,23 @@ private slots:
         QVERIFY(removed && !removed->openable && removed->reason == "no longer there");
     }
 
+    // An Ollama blob opened in place is called by its own name, not by its hash.
+    void aBlobIsCalledByTheNameInside() {
+        Engine engine;
+        LoadParams params;
+        params.model_path = (ollama_ + "/blobs/sha256-aaaa").toStdString();  // not a hash: its file name
+        QVERIFY(engine.load(params).ok());
+        QCOMPARE(engine.model_info().name, std::string("sha256-aaaa"));
+        const QString blob = home_.filePath("blobs/sha256-" + QString(64, 'c'));
+        Checkpoint ckpt = make_synthetic_checkpoint(synthetic_config("260K"), DType::F32, 5);
+        ckpt.name = "Tiny Stories";
+        QDir().mkpath(QFileInfo(blob).absolutePath());
+        write_gguf(ckpt, blob.toStdString());
+        params.model_path = blob.toStdString();
+        QVERIFY(engine.load(params).ok());
+        QCOMPARE(engine.model_info().name, std::string("Tiny Stories"));
+    }
+
     void foldersFollowTheAppsOwnRules() {
         const QByteArray saved_home = qgetenv("HOME");
         qputenv("HOME", home_.path().toUtf8());

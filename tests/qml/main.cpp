@@ -1,5 +1,6 @@
 // Qt Quick Test runner for tst_*.qml: gives the QML tests a real AppContext (worker thread and
 // engine) as `testApp`, with data and settings in a temporary folder.
+#include <QDir>
 #include <QFile>
 #include <QQmlContext>
 #include <QQmlEngine>
@@ -36,6 +37,11 @@ public slots:
             llamadesk::write_gguf(llamadesk::make_synthetic_checkpoint(llamadesk::synthetic_config("260K"),
                                                                        llamadesk::DType::Q8_0, 1),
                                   (dir_.path() + "/q8_0.gguf").toStdString());
+            // A checkpoint in LlamaDesk's own models folder, for the Models page.
+            QDir().mkpath(app_->library()->ownFolder());
+            llamadesk::write_gguf(llamadesk::make_synthetic_checkpoint(llamadesk::synthetic_config("260K"),
+                                                                       llamadesk::DType::F32, 2),
+                                  (app_->library()->ownFolder() + "/own-model.gguf").toStdString());
         }
         engine->addImportPath("qrc:/");  // where the LlamaDesk modules' qmldir files live
         engine->rootContext()->setContextProperty("testApp", app_.get());

@@ -24,6 +24,7 @@ Item {
             findChild(view, "searchField").text = ""
             testApp.appearance.resetZoom()
             Theme.dark = false
+            findChild(view, "modelsPage").close()
         }
 
         function test_ctrl_k_searches_and_esc_clears() {
@@ -58,6 +59,37 @@ Item {
             verify(findChild(view, "searchField").activeFocus)
             verify(!view.runShortcut({ key: Qt.Key_J, modifiers: Qt.ControlModifier }))
             verify(!view.runShortcut({ key: Qt.Key_K, modifiers: Qt.NoModifier }))
+        }
+
+        // Ctrl+M: the Models page lists what is on this computer, and a model opens from it where it lies.
+        function test_ctrl_m_opens_a_model_where_it_lies() {
+            const page = findChild(view, "modelsPage")
+            keyClick(Qt.Key_M, Qt.ControlModifier)
+            tryCompare(page, "opened", true)
+            tryCompare(testApp.library, "scanning", false, 10000)
+            const own = testApp.library.local.find(m => m.name === "own-model.gguf")
+            verify(own, "the models folder's checkpoint is listed")
+            compare(own.source, "LlamaDesk's models folder")
+            verify(own.openable)
+            verify(own.fits, own.fitReason)
+            verify(own.fitText.startsWith("Fits this computer: context"))
+            const list = findChild(view, "localList")
+            const index = testApp.library.local.findIndex(m => m.name === "own-model.gguf")
+            list.positionViewAtIndex(index, ListView.Contain)
+            tryVerify(() => list.itemAtIndex(index) !== null)
+            const row = list.itemAtIndex(index)
+            const open = findChild(row, "openModelButton")
+            verify(open && open.visible)
+            mouseClick(open)
+            tryCompare(page, "visible", false)
+            tryCompare(testApp.model, "name", "own-model", 30000)
+            compare(testApp.model.path, own.path)
+            compare(testApp.settings.recentCheckpoints[0], own.path)
+            // Back to the model the other tests expect.
+            if (modelPath !== "") {
+                testApp.model.open(modelPath)
+                tryCompare(testApp.model, "name", "stories260K", 30000)
+            }
         }
 
         function test_f1_lists_the_shortcuts() {

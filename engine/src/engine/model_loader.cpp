@@ -82,11 +82,22 @@ int kv_pool_blocks(const LoadParams& params, const ModelConfig& config, int64_t 
     return int(std::min<int64_t>(n_blocks, std::numeric_limits<int32_t>::max()));
 }
 
+// The file's name, unless it is a content hash (Ollama's blobs/sha256-<hex>, a Hugging Face cache
+// blob opened directly): then the name the checkpoint gives itself, where it gives one.
+std::string model_name(const Checkpoint& ckpt) {
+    const std::string stem = std::filesystem::path(ckpt.path).stem().string();
+    const std::string hex = stem.starts_with("sha256-") ? stem.substr(7) : stem;
+    const bool hash = hex.size() == 64 && std::all_of(hex.begin(), hex.end(), [](char c) {
+        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+    });
+    return hash && !ckpt.name.empty() ? ckpt.name : stem;
+}
+
 ModelInfo describe(const LoadedModel& m, int n_threads, const std::string& backend_note) {
     const ModelConfig& c = m.checkpoint.config;
     ModelInfo info;
     info.path = m.checkpoint.path;
-    info.name = std::filesystem::path(m.checkpoint.path).stem().string();
+    info.name = model_name(m.checkpoint);
     info.format = m.checkpoint.format;
     info.weight_dtype = dtype_name(m.checkpoint.main_weight_dtype());
     info.weight_types = m.checkpoint.describe_weight_types();
