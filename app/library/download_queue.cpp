@@ -10,19 +10,6 @@
 
 namespace llamadesk::library {
 
-QString speed_text(double bytes_per_second) {
-    if (bytes_per_second <= 0) return {};
-    if (bytes_per_second >= 1e6) return QString::number(bytes_per_second / 1e6, 'f', 1) + " MB/s";
-    return QString::number(bytes_per_second / 1e3, 'f', 1) + " kB/s";
-}
-
-QString time_left_text(int seconds) {
-    if (seconds < 0) return {};
-    if (seconds < 90) return QString::number(seconds) + " s left";
-    if (seconds < 90 * 60) return QString::number((seconds + 30) / 60) + " min left";
-    return QString::number(seconds / 3600) + " h " + QString::number(seconds % 3600 / 60) + " min left";
-}
-
 DownloadQueue::DownloadQueue(QNetworkAccessManager* network, const QString& cache, const QString& state_file,
                              QObject* parent)
     : QAbstractListModel(parent), network_(network), cache_(cache), state_file_(state_file), endpoint_(hub_endpoint()) {}

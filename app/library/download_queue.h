@@ -61,8 +61,4 @@ private:
     QList<FileDownload*> downloads_;
 };
 
-// "1.2 MB/s", "3 min left": the figures a row shows.
-QString speed_text(double bytes_per_second);
-QString time_left_text(int seconds);
-
 }  // namespace llamadesk::library

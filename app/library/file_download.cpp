@@ -22,11 +22,6 @@ namespace {
 constexpr int kMaxAttempts = 8;               // dropped connections in a row before giving up
 constexpr qint64 kSpaceCheckBytes = 16 << 20; // how often the free space is checked while writing
 
-QString size_text(qint64 bytes) {
-    if (bytes >= 1000000000) return QString::number(double(bytes) / 1e9, 'f', 2) + " GB";
-    return QString::number(double(bytes) / 1e6, 'f', 1) + " MB";
-}
-
 // "sha256" from an ETag: W/"abc" or "abc".
 QString unquote(const QByteArray& etag) {
     QString s = QString::fromLatin1(etag).trimmed();
@@ -53,6 +48,25 @@ bool same_origin(const QUrl& a, const QUrl& b) {
 }
 
 }  // namespace
+
+QString size_text(qint64 bytes) {
+    if (bytes >= 1000000000) return QString::number(double(bytes) / 1e9, 'f', 2) + " GB";
+    if (bytes >= 1000000) return QString::number(double(bytes) / 1e6, 'f', 1) + " MB";
+    return QString::number(double(bytes) / 1e3, 'f', 0) + " kB";
+}
+
+QString speed_text(double bytes_per_second) {
+    if (bytes_per_second <= 0) return {};
+    if (bytes_per_second >= 1e6) return QString::number(bytes_per_second / 1e6, 'f', 1) + " MB/s";
+    return QString::number(bytes_per_second / 1e3, 'f', 1) + " kB/s";
+}
+
+QString time_left_text(int seconds) {
+    if (seconds < 0) return {};
+    if (seconds < 90) return QString::number(seconds) + " s left";
+    if (seconds < 90 * 60) return QString::number((seconds + 30) / 60) + " min left";
+    return QString::number(seconds / 3600) + " h " + QString::number(seconds % 3600 / 60) + " min left";
+}
 
 QString state_name(FileDownload::State state) {
     switch (state) {

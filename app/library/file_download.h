@@ -120,4 +120,9 @@ private:
 
 QString state_name(FileDownload::State state);
 
+// A download's figures in words: "4.92 GB", "807.7 MB", "350 kB"; "1.2 MB/s"; "3 min left".
+QString size_text(qint64 bytes);
+QString speed_text(double bytes_per_second);
+QString time_left_text(int seconds);
+
 }  // namespace llamadesk::library

@@ -12,13 +12,6 @@ using namespace llamadesk::library;
 
 namespace {
 
-QString size_text(qint64 bytes) {
-    if (bytes <= 0) return {};
-    if (bytes >= 1000000000) return QString::number(double(bytes) / 1e9, 'f', 1) + " GB";
-    if (bytes >= 1000000) return QString::number(double(bytes) / 1e6, 'f', 0) + " MB";
-    return QString::number(double(bytes) / 1e3, 'f', 0) + " kB";
-}
-
 QString params_text(qint64 n) {
     if (n <= 0) return {};
     if (n >= 1000000000) return QString::number(double(n) / 1e9, 'f', 1) + "B parameters";
@@ -55,7 +48,7 @@ ModelLibrary::ModelLibrary(const QString& data_dir, AppSettings* settings, ApiKe
                             {"source", source_name(m.source) + (m.opened_before && m.source != ModelSource::Recent
                                                                     ? tr(", opened before") : QString())},
                             {"path", m.path},
-                            {"size", size_text(m.size)},
+                            {"size", m.size > 0 ? size_text(m.size) : QString()},
                             {"openable", m.openable},
                             {"reason", m.reason},
                             {"openedBefore", m.opened_before},
@@ -171,7 +164,7 @@ void ModelLibrary::refreshFiles() {
     files_.clear();
     for (const HubFile& f : repo_files_)
         files_.append(QVariantMap{{"path", f.path},
-                                  {"size", size_text(f.size)},
+                                  {"size", f.size > 0 ? size_text(f.size) : QString()},
                                   {"quant", f.quant},
                                   {"readable", f.readable},
                                   {"reason", f.reason},

@@ -10,12 +10,14 @@
 #include <QJsonDocument>
 #include <QNetworkAccessManager>
 #include <QProcess>
+#include <QTcpServer>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <csignal>
 
 #include "download_queue.h"
+#include "library/model_library.h"
 #include "file_download.h"
 #include "hub_cache.h"
 #include "hub_server.h"
@@ -89,6 +91,15 @@ class TestDownloads : public QObject {
         d->setEndpoint(server_.hub());
         d->setToken(token);
         return d;
+    }
+    // llamadesk-cli --download against the test Hub, into this test's cache, with no token.
+    QProcessEnvironment cliEnvironment() const {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("HF_ENDPOINT", server_.hub().toString());
+        env.insert("HF_HUB_CACHE", cache_->path());
+        env.remove("HF_TOKEN");
+        env.insert("HF_HOME", cache_->path());  // no huggingface-cli token file either
+        return env;
     }
     // Nothing in the cache that scan_models would offer to load but a verified file.
     void checkNothingUnverifiedListed() {
@@ -354,10 +365,7 @@ private slots:
 
     void cliResumesAfterKill9() {
         server_.setFaults({{"rate", 300000}});
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert("HF_ENDPOINT", server_.hub().toString());
-        env.insert("HF_HUB_CACHE", cache_->path());
-        env.remove("HF_TOKEN");
+        const QProcessEnvironment env = cliEnvironment();
         QProcess cli;
         cli.setProcessEnvironment(env);
         cli.start(LLAMADESK_CLI_BINARY, {"--download", kRepo, kFile});
@@ -384,13 +392,54 @@ private slots:
         checkNothingUnverifiedListed();
     }
 
+    // The window's page asks the Hub nothing until Recommended or a search is opened; offline, it says so.
+    void theWindowAsksTheHubOnlyWhenAsked() {
+        QTemporaryDir data;
+        qputenv("HF_ENDPOINT", server_.hub().toString().toUtf8());
+        qputenv("HF_HUB_CACHE", cache_->path().toUtf8());
+        {
+            ModelLibrary library(data.path(), nullptr, nullptr);
+            library.rescan();
+            QTRY_VERIFY_WITH_TIMEOUT(!library.scanning(), 10000);
+            QTest::qWait(200);
+            QCOMPARE(server_.log().size(), 0);
+            library.openCatalogue();
+            QCOMPARE(library.recommended().size(), 14);
+            QTRY_VERIFY_WITH_TIMEOUT(!library.busy(), 10000);
+            QVERIFY(server_.log().size() > 0);
+            // The test Hub has none of the catalogue's repositories: each row says so, the page does not.
+            QVERIFY(library.hubMessage().isEmpty());
+            QVERIFY2(library.recommended()[0].toMap()["unavailable"].toString().contains("no repository"),
+                     qPrintable(library.recommended()[0].toMap()["unavailable"].toString()));
+            library.search("model");
+            QTRY_VERIFY_WITH_TIMEOUT(!library.busy(), 10000);
+            QCOMPARE(library.results().size(), 1);
+            QCOMPARE(library.results()[0].toMap()["id"].toString(), QString(kRepo));
+            library.showRepo(kRepo);
+            QTRY_VERIFY_WITH_TIMEOUT(!library.busy(), 10000);
+            QCOMPARE(library.files().size(), 1);
+            QCOMPARE(library.files()[0].toMap()["quant"].toString(), QString("Q4_K_M"));
+        }
+        // Offline: nothing listens there.
+        QTcpServer closed;
+        QVERIFY(closed.listen(QHostAddress::LocalHost));
+        const quint16 port = closed.serverPort();
+        closed.close();
+        qputenv("HF_ENDPOINT", QString("http://127.0.0.1:%1").arg(port).toUtf8());
+        {
+            ModelLibrary library(data.path(), nullptr, nullptr);
+            library.search("llama");
+            QTRY_VERIFY_WITH_TIMEOUT(!library.busy(), 10000);
+            QVERIFY(library.offline());
+            QVERIFY2(library.hubMessage().startsWith("offline: could not reach 127.0.0.1"), qPrintable(library.hubMessage()));
+        }
+        qunsetenv("HF_ENDPOINT");
+        qunsetenv("HF_HUB_CACHE");
+    }
+
     void cliSaysWhatFailed() {
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert("HF_ENDPOINT", server_.hub().toString());
-        env.insert("HF_HUB_CACHE", cache_->path());
-        env.remove("HF_TOKEN");
         QProcess cli;
-        cli.setProcessEnvironment(env);
+        cli.setProcessEnvironment(cliEnvironment());
         cli.start(LLAMADESK_CLI_BINARY, {"--download", kGated, kFile});
         QVERIFY(cli.waitForFinished(30000));
         QCOMPARE(cli.exitCode(), 1);

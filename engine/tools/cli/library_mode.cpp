@@ -8,7 +8,6 @@
 #include <QTimer>
 #include <cstdio>
 
-#include "download_queue.h"
 #include "file_download.h"
 #include "interrupt.h"
 #include "model_folders.h"
@@ -19,11 +18,6 @@ namespace llamadesk::cli {
 namespace {
 
 using namespace llamadesk::library;
-
-QString size_text(qint64 bytes) {
-    if (bytes >= 1000000000) return QString::number(double(bytes) / 1e9, 'f', 2) + " GB";
-    return QString::number(double(bytes) / 1e6, 'f', 1) + " MB";
-}
 
 // The window's data folder, where its own models folder is.
 QString data_folder() {
