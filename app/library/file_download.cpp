@@ -21,6 +21,7 @@ namespace {
 
 constexpr int kMaxAttempts = 8;               // dropped connections in a row before giving up
 constexpr qint64 kSpaceCheckBytes = 16 << 20; // how often the free space is checked while writing
+constexpr int kMaxRedirects = 5;              // after the Hub's own
 
 // "sha256" from an ETag: W/"abc" or "abc".
 QString unquote(const QByteArray& etag) {
@@ -205,6 +206,7 @@ void FileDownload::onResolved(QNetworkReply* reply) {
     commit_ = commit;
     total_ = size;
     bytes_url_ = status >= 300 && status < 400 ? url_resolved(reply) : reply->url();
+    redirects_ = 0;
     entry_ = hub_cache_entry(cache_, repo_, sha256_, commit_, path_);
 
     if (QFileInfo(entry_.blob).size() == total_) {  // the same file, stored before
@@ -353,6 +355,13 @@ void FileDownload::onFetchFinished() {
         fetch();
         return;
     }
+    if (status >= 300 && status < 400 && ++redirects_ <= kMaxRedirects) {
+        // The CDN may send us on once more (signed URLs); the token stays with the Hub's origin.
+        bytes_url_ = url_resolved(reply);
+        fetch();
+        return;
+    }
+    if (status >= 300 && status < 400) return fail("more than " + QString::number(kMaxRedirects) + " redirects for " + path_);
     if (status == 416 && received_ == total_) return verify();
     if (status == 416) {
         received_ = 0;

@@ -101,6 +101,7 @@ private:
     qint64 received_ = 0, total_ = 0;
     QString file_;
     int attempts_ = 0;  // retries since bytes last arrived
+    int redirects_ = 0; // since the Hub's answer
 
     QPointer<QNetworkReply> reply_;
     std::unique_ptr<QFile> part_;

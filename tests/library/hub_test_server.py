@@ -298,10 +298,12 @@ def parse_faults(obj):
                    "error_code": "X-Error-Code value", "message": "text"}
       no_redirect true
       replace     {"org/name/path": "base64 bytes"}
+      cdn_redirect {"times": 1}  (the CDN sends a GET on to itself with a 302 once more, as a
+                                  signed URL's second hop)
     """
     if not isinstance(obj, dict):
         raise FaultError("faults must be a JSON object")
-    known = {"drop_after", "wrong_sha256", "ignore_range", "rate", "status", "no_redirect", "replace"}
+    known = {"drop_after", "wrong_sha256", "ignore_range", "rate", "status", "no_redirect", "replace", "cdn_redirect"}
     unknown = set(obj) - known
     if unknown:
         raise FaultError("unknown fault keys: %s" % ", ".join(sorted(unknown)))
@@ -342,6 +344,11 @@ def parse_faults(obj):
                          "error_code": v.get("error_code"), "message": v.get("message")}
     if obj.get("no_redirect"):
         out["no_redirect"] = True
+    if obj.get("cdn_redirect") is not None:
+        v = obj["cdn_redirect"]
+        if not isinstance(v, dict):
+            v = {}
+        out["cdn_redirect"] = {"times": _times(v, "cdn_redirect")}
     if obj.get("replace") is not None:
         v = obj["replace"]
         if not isinstance(v, dict):
@@ -894,6 +901,10 @@ class Handler(BaseHTTPRequestHandler):
         repo, f = self.server.state.find_for_cdn(sha, self._q("repo"), self._q("file"))
         if f is None:
             self._send(404, b"NoSuchKey\n", content_type="text/plain")
+            return
+        if method == "GET" and self._q("hop") is None and self.server.state.take("cdn_redirect"):
+            target = self.path + ("&" if "?" in self.path else "?") + "hop=2"
+            self._send(302, b"", headers=[("Location", target)])
             return
         ann = self.server.state.announced_sha256(repo, f)
         name = f.path.rsplit("/", 1)[-1]

@@ -285,6 +285,23 @@ private slots:
         QVERIFY(cdn_gets(server_.log())[0]["bytes_sent"].toInteger() < 64 * 1024);
     }
 
+    void cdnSendingOnOnceMore() {
+        server_.setFaults({{"cdn_redirect", QJsonObject{{"times", 1}}}});
+        auto d = download(kRepo, kFile);
+        d->start();
+        QTRY_VERIFY_WITH_TIMEOUT(finished(*d), 30000);
+        QCOMPARE(d->state(), State::Done);
+        QCOMPARE(sha256_of(d->file()), model_sha256_);
+        QList<int> statuses;
+        int asked_hub = 0;
+        for (const QJsonValue& v : server_.log()) {
+            if (v["listener"].toString() == "cdn") statuses.append(v["status"].toInt());
+            asked_hub += v["listener"].toString() == "hub";
+        }
+        QCOMPARE(statuses, (QList<int>{302, 200}));
+        QCOMPARE(asked_hub, 1);  // followed, not taken for a dropped connection and asked again
+    }
+
     void hubServingItselfWithoutRedirect() {
         server_.setFaults({{"no_redirect", true}});
         auto d = download(kRepo, kFile);
