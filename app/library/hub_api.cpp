@@ -170,7 +170,8 @@ void HubClient::search(const QString& query, int limit,
     QUrl url = endpoint_;
     url.setPath(url.path() + "/api/models");
     QUrlQuery q;
-    q.addQueryItem("search", query);
+    // "+" stays literal in a query (servers read it as a space): "c++" must reach the Hub as itself.
+    q.addQueryItem("search", QString::fromLatin1(QUrl::toPercentEncoding(query)));
     q.addQueryItem("filter", "gguf");
     q.addQueryItem("sort", "downloads");
     q.addQueryItem("direction", "-1");
