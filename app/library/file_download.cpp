@@ -125,6 +125,7 @@ void FileDownload::stopReply() {
 
 void FileDownload::start() {
     if (active()) return;
+    if (!retry_timer_.isActive() && state_ != State::Waiting) attempts_ = 0;  // a person's resume starts a new count
     retry_timer_.stop();
     setState(State::Starting, "asking the Hub for " + path_);
     resolve();
@@ -176,6 +177,9 @@ void FileDownload::onResolved(QNetworkReply* reply) {
     reply_ = nullptr;
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     if (status == 429 || status >= 500) {
+        if (++attempts_ > kMaxAttempts)
+            return fail("the Hub answered " + QString::number(status) + " " + QString::number(kMaxAttempts) +
+                        " times in a row; resume to try again");
         retryLater(retry_after(reply, 5), "the Hub answered " + QString::number(status));
         return;
     }
@@ -369,6 +373,9 @@ void FileDownload::onFetchFinished() {
         return;
     }
     if (status == 429 || status >= 500) {
+        if (++attempts_ > kMaxAttempts)
+            return fail("the server answered " + QString::number(status) + " " + QString::number(kMaxAttempts) +
+                        " times in a row; resume to try again");
         retryLater(retry_after(reply, 5), "the server answered " + QString::number(status));
         return;
     }

@@ -100,7 +100,7 @@ private:
     HubCacheEntry entry_;
     qint64 received_ = 0, total_ = 0;
     QString file_;
-    int attempts_ = 0;  // retries since bytes last arrived
+    int attempts_ = 0;  // retries since bytes last arrived (or the person resumed)
     int redirects_ = 0; // since the Hub's answer
 
     QPointer<QNetworkReply> reply_;

@@ -251,6 +251,16 @@ private slots:
         QCOMPARE(log[1]["status"].toInt(), 302);
     }
 
+    void aHubThatKeepsRefusingIsGivenUpOn() {
+        server_.setFaults({{"status", QJsonObject{{"code", 503}, {"retry_after", 1}, {"where", "resolve"}, {"times", -1}}}});
+        auto d = download(kRepo, kFile);
+        d->start();
+        QTRY_VERIFY_WITH_TIMEOUT(finished(*d), 30000);
+        QCOMPARE(d->state(), State::Failed);
+        QVERIFY2(d->message().contains("503 8 times in a row"), qPrintable(d->message()));
+        QCOMPARE(server_.log().size(), 9);
+    }
+
     void serverIgnoringRangeRestartsFromZero() {
         server_.setFaults({{"drop_after", QJsonObject{{"bytes", 1000000}}}, {"ignore_range", true}});
         auto d = download(kRepo, kFile);
