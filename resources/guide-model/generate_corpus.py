@@ -6,7 +6,7 @@ mixing topics, follow-ups that refer to the previous answer, small talk and ques
 A topic is asked with one of its listed questions or with a question frame filled with one of its
 acts, subjects or situations; questions are then varied by synonyms, a preamble, a place ("in the app"),
 openers, closers, casing, a dropped word or a typo. Each phrasing is meant to be seen about once in
-training (48 000 dialogues for 800 steps), so the model learns the words that carry a topic rather
+training (60 000 dialogues for 1 100 steps), so the model learns the words that carry a topic rather
 than whole sentences. Held-out and development questions (heldout.json, dev.json) are never used here: the script
 refuses facts.json if it lists one, and draws a dialogue again if a variation happens to spell one.
 
@@ -158,7 +158,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--facts", default=os.path.join(HERE, "facts.json"))
     ap.add_argument("--heldout", nargs="+", default=[os.path.join(HERE, n) for n in ("heldout.json", "dev.json")])
-    ap.add_argument("--dialogues", type=int, default=48000)
+    ap.add_argument("--dialogues", type=int, default=60000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", required=True, help="JSON lines, one dialogue each")
     ap.add_argument("--text", required=True, help="plain text for training the tokenizer")

@@ -202,7 +202,7 @@ def main():
     ap.add_argument("--validation", required=True)
     ap.add_argument("--text", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--steps", type=int, default=800)
+    ap.add_argument("--steps", type=int, default=1100)
     ap.add_argument("--batch", type=int, default=8)
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--seed", type=int, default=1234)
