@@ -183,23 +183,20 @@ void HubClient::search(const QString& query, int limit,
 }
 
 void HubClient::files(const QString& repo,
-                      std::function<void(const QString&, const QList<HubFile>&, const QString&)> done) {
+                      std::function<void(const QList<HubFile>&, const QString&, bool)> done) {
     QUrl info = endpoint_;
     info.setPath(info.path() + "/api/models/" + repo);
-    getJson(info, repo, [this, repo, done = std::move(done)](const QJsonDocument& doc, const QString& error, bool) {
-        if (!error.isEmpty()) {
-            done({}, {}, error);
-            return;
-        }
+    getJson(info, repo, [this, repo, done = std::move(done)](const QJsonDocument& doc, const QString& error, bool offline) {
+        if (!error.isEmpty()) return done({}, error, offline);
         const QString architecture = doc.object().value("gguf").toObject().value("architecture").toString();
+        if (!architecture.isEmpty() && !opens_architecture(architecture))
+            return done({}, repo + " holds a " + architecture + " model: LlamaDesk opens Llama-family models (llama)",
+                        false);
         QUrl tree = endpoint_;
         tree.setPath(tree.path() + "/api/models/" + repo + "/tree/main");
         tree.setQuery("recursive=true");
-        getJson(tree, repo, [repo, architecture, done](const QJsonDocument& listing, const QString& error, bool) {
-            if (!architecture.isEmpty() && !opens_architecture(architecture))
-                return done(architecture, {}, repo + " holds a " + architecture +
-                                                  " model: LlamaDesk opens Llama-family models (llama)");
-            done(architecture, error.isEmpty() ? parse_tree(listing) : QList<HubFile>{}, error);
+        getJson(tree, repo, [done](const QJsonDocument& listing, const QString& error, bool offline) {
+            done(error.isEmpty() ? parse_tree(listing) : QList<HubFile>{}, error, offline);
         });
     });
 }

@@ -70,10 +70,10 @@ public:
     // GET /api/models?search=…&filter=gguf&sort=downloads&direction=-1&limit=…
     void search(const QString& query, int limit,
                 std::function<void(const QList<HubRepo>&, const QString& error, bool offline)> done);
-    // GET /api/models/{repo} (its gguf.architecture, when the Hub knows it), then
-    // GET /api/models/{repo}/tree/main?recursive=true for the files.
+    // GET /api/models/{repo} (its gguf.architecture, when the Hub knows it: another family is an
+    // error), then GET /api/models/{repo}/tree/main?recursive=true for the files.
     void files(const QString& repo,
-               std::function<void(const QString& architecture, const QList<HubFile>&, const QString& error)> done);
+               std::function<void(const QList<HubFile>&, const QString& error, bool offline)> done);
 
 private:
     void getJson(const QUrl& url, const QString& repo,

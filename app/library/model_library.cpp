@@ -42,6 +42,7 @@ ModelLibrary::ModelLibrary(const QString& data_dir, AppSettings* settings, ApiKe
     if (hub_.token().isEmpty() && keys_) hub_.setToken(keys_->keyFor(hub_.endpoint()));
     downloads_.setToken(hub_.token());
     connect(&scan_, &QFutureWatcher<QList<LocalModel>>::finished, this, [this] {
+        scanning_ = false;
         local_.clear();
         for (const LocalModel& m : scan_.result()) {
             QVariantMap row{{"name", m.name},
@@ -51,7 +52,6 @@ ModelLibrary::ModelLibrary(const QString& data_dir, AppSettings* settings, ApiKe
                             {"size", m.size > 0 ? size_text(m.size) : QString()},
                             {"openable", m.openable},
                             {"reason", m.reason},
-                            {"openedBefore", m.opened_before},
                             {"weightTypes", QString::fromStdString(m.summary.weight_types)},
                             {"params", params_text(m.summary.n_params)}};
             if (m.openable) row.insert(fit_of(m.summary.shape));
@@ -75,10 +75,11 @@ ModelLibrary::~ModelLibrary() { scan_.waitForFinished(); }
 QString ModelLibrary::ownFolder() const { return own_models_folder(data_dir_); }
 
 void ModelLibrary::rescan() {
-    if (scan_.isRunning()) {
+    if (scanning_) {
         rescan_again_ = true;
         return;
     }
+    scanning_ = true;
     const QList<ModelFolder> folders = model_folders(ownFolder());
     const QStringList recent = settings_ ? settings_->recentCheckpoints() : QStringList();
     scan_.setFuture(QtConcurrent::run([folders, recent] { return scan_models(folders, recent); }));
@@ -126,9 +127,9 @@ void ModelLibrary::openCatalogue() {
         if (!repos.contains(f.repo)) repos.append(f.repo);
     for (const QString& repo : repos) {
         requestStarted();
-        hub_.files(repo, [this, repo](const QString&, const QList<HubFile>& files, const QString& error) {
+        hub_.files(repo, [this, repo](const QList<HubFile>& files, const QString& error, bool offline) {
             requestEnded();
-            if (!error.isEmpty() && error.startsWith("offline")) {
+            if (offline) {
                 setHubMessage(error + tr(". The sizes shown are the catalogue's."), true);
                 return;
             }
@@ -177,10 +178,10 @@ void ModelLibrary::showRepo(const QString& repo) {
     repo_files_.clear();
     refreshFiles();
     requestStarted();
-    hub_.files(repo, [this, repo](const QString&, const QList<HubFile>& files, const QString& error) {
+    hub_.files(repo, [this, repo](const QList<HubFile>& files, const QString& error, bool offline) {
         requestEnded();
         if (repo != repo_) return;  // another was chosen meanwhile
-        setHubMessage(error, error.startsWith("offline"));
+        setHubMessage(error, offline);
         repo_files_ = files;
         refreshFiles();
     });

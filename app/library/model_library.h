@@ -47,7 +47,7 @@ public:
     ~ModelLibrary() override;
 
     QVariantList local() const { return local_; }
-    bool scanning() const { return scan_.isRunning(); }
+    bool scanning() const { return scanning_; }
     QVariantList recommended() const { return recommended_; }
     QVariantList results() const { return results_; }
     QString repo() const { return repo_; }
@@ -97,6 +97,9 @@ private:
     llamadesk::library::HubClient hub_;
     llamadesk::library::DownloadQueue downloads_;
     QFutureWatcher<QList<llamadesk::library::LocalModel>> scan_;
+    // Set by rescan() until its result is in: QFutureWatcher::isRunning() is false until the pool
+    // has started the task.
+    bool scanning_ = false;
     bool rescan_again_ = false;
 
     QVariantList local_, recommended_, results_, files_;
