@@ -86,14 +86,19 @@ private slots:
         f.app->start(QString());
         ConversationList* list = f.app->conversations();
         list->settings()->setMaxNewTokens(4);
-        // The engine's own word: what the worker last said it loaded.
+        // The engine's own word: what the worker last said it loaded, and how many loads it
+        // answered. Its signal reaches this test after the app's own slots, in another event,
+        // so each load waits for the answer here too.
         ModelInfo engine;
         QString engine_path;
+        int engine_answers = 0;
         connect(f.app->worker(), &InferenceWorker::modelLoaded, this,
                 [&](const QString& path, const QString&, const ModelInfo& info) {
                     engine = info;
                     engine_path = path;
+                    ++engine_answers;
                 });
+        connect(f.app->worker(), &InferenceWorker::loadFailed, this, [&] { ++engine_answers; });
 
         const quint32 seed = QRandomGenerator::global()->generate();
         QRandomGenerator random(seed);
@@ -101,6 +106,7 @@ private slots:
         const auto where = [&] { return QStringLiteral("seed %1, after: %2").arg(seed).arg(steps.join(" > ")); };
         for (int step = 0; step < 40; ++step) {
             const int action = step == 0 ? 0 : int(random.bounded(7));
+            const int answers_before = engine_answers;
             bool failed_load = false;
             bool was_llama3 = false;  // a send: the conversation was in Llama 3's format before it
             switch (action) {
@@ -139,8 +145,11 @@ private slots:
                 list->selectConversation(int(random.bounded(list->model()->rowCount())));
                 break;
             }
-            QVERIFY2(wait_until([&] { return !f.app->model()->loading() && !f.app->generation()->generating(); }, 30000),
-                     qPrintable(where()));
+            const bool loaded = action <= 2;
+            QVERIFY2(wait_until([&] {
+                return !f.app->model()->loading() && !f.app->generation()->generating() &&
+                       (!loaded || engine_answers > answers_before);
+            }, 30000), qPrintable(where()));
             QCoreApplication::processEvents();
 
             // Everything the window shows names the model the engine holds.
