@@ -82,6 +82,43 @@ ApplicationWindow {
             app.settings.windowGeometry = Qt.rect(x, y, width, height)
     }
 
+    // Where the window's popups are drawn (tests walk it).
+    readonly property Item overlayLayer: Overlay.overlay
+
+    // Qt 6.4 gives an open popup the window's new palette but not the items in it: the Settings
+    // labels stayed dark on dark after a switch to the dark theme, until the dialog was reopened.
+    // Taking what the overlay holds out and putting it back, in its order, makes them inherit again.
+    function repaletteOpenPopups() {
+        const layer = Overlay.overlay
+        const focused = window.activeFocusItem
+        const items = []
+        for (let i = 0; i < layer.children.length; ++i)
+            items.push(layer.children[i])
+        for (const item of items) {
+            item.parent = null
+            item.parent = layer
+        }
+        if (focused)
+            focused.forceActiveFocus()
+    }
+    Connections {
+        target: Theme
+        function onDarkChanged() { Qt.callLater(window.repaletteOpenPopups) }  // after the palette's bindings
+    }
+    // Qt's own file and folder dialogs (where the desktop offers none) draw their path bar on a
+    // fixed white, under the palette's text: pale on white in the dark theme. It takes the
+    // theme's surface when such a dialog is shown.
+    function paintPathBars(item) {
+        if (String(item).startsWith("FolderBreadcrumbBar") && item.background)
+            item.background.color = Qt.binding(() => Theme.surface)
+        for (let i = 0; i < item.children.length; ++i)
+            paintPathBars(item.children[i])
+    }
+    Connections {
+        target: window.overlayLayer
+        function onChildrenChanged() { window.paintPathBars(window.overlayLayer) }
+    }
+
     MainView {
         anchors.fill: parent
         app: window.app

@@ -102,6 +102,7 @@ Item {
 
             Sidebar {
                 id: sidebar
+                objectName: "sidebar"
                 Layout.preferredWidth: root.narrow ? 220 : 260
                 Layout.fillHeight: true
                 conversations: root.app.conversations

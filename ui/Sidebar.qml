@@ -66,7 +66,7 @@ Rectangle {
                     MenuItem { text: qsTr("Import conversations…"); onTriggered: importDialog.open() }
                     MenuItem {
                         text: qsTr("Export all conversations…")
-                        onTriggered: exportDialog.start("all")
+                        onTriggered: exportDialog.start("all", -1)
                     }
                     MenuSeparator {}
                     MenuItem { text: qsTr("Keyboard shortcuts (F1)"); onTriggered: sidebar.shortcutsRequested() }
@@ -323,11 +323,11 @@ Rectangle {
         }
         MenuItem {
             text: qsTr("Export as Markdown…")
-            onTriggered: exportDialog.start("md")
+            onTriggered: exportDialog.start("md", sidebar.actionRow)
         }
         MenuItem {
             text: qsTr("Export as JSON…")
-            onTriggered: exportDialog.start("json")
+            onTriggered: exportDialog.start("json", sidebar.actionRow)
         }
         MenuSeparator {}
         MenuItem { text: qsTr("Delete"); onTriggered: sidebar.conversations.deleteConversation(sidebar.actionRow) }
@@ -353,29 +353,10 @@ Rectangle {
         }
     }
 
-    FileDialog {
+    ExportDialog {
         id: exportDialog
         objectName: "exportDialog"
-        property string mode: "json"  // "md", "json" or "all"
-        // In the documents folder (or home), named after the conversation.
-        function start(how) {
-            mode = how
-            const name = how === "all" ? qsTr("LlamaDesk conversations.json")
-                                       : sidebar.transfer.suggestedName(sidebar.actionRow, how)
-            selectedFile = currentFolder + "/" + encodeURIComponent(name)
-            open()
-        }
-        currentFolder: sidebar.transfer.startFolder()
-        fileMode: FileDialog.SaveFile
-        acceptLabel: qsTr("Export")
-        title: mode === "all" ? qsTr("Export all conversations") : qsTr("Export a conversation")
-        nameFilters: mode === "md" ? [qsTr("Markdown (*.md)")] : [qsTr("LlamaDesk export (*.json)")]
-        defaultSuffix: mode === "md" ? "md" : "json"
-        onAccepted: {
-            if (mode === "all") sidebar.transfer.exportAll(selectedFile)
-            else if (mode === "md") sidebar.transfer.exportMarkdown(sidebar.actionRow, selectedFile)
-            else sidebar.transfer.exportJson(sidebar.actionRow, selectedFile)
-        }
+        transfer: sidebar.transfer
     }
     FileDialog {
         id: importDialog

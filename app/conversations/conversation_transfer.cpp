@@ -33,6 +33,7 @@ QUrl ConversationTransfer::startFolder() {
 
 bool ConversationTransfer::write(const QUrl& file, const QByteArray& bytes, const QString& what) {
     const QString path = file.isLocalFile() ? file.toLocalFile() : file.toString();
+    QDir().mkpath(QFileInfo(path).absolutePath());  // a typed folder that is not there yet
     QSaveFile out(path);
     // flush() first: see ConversationStore::save (Qt 6.4's commit() hides a full disk).
     if (!out.open(QIODevice::WriteOnly) || out.write(bytes) != bytes.size() || !out.flush() || !out.commit()) {
@@ -103,11 +104,33 @@ int ConversationTransfer::importFile(const QUrl& file) {
 }
 
 QString ConversationTransfer::suggestedName(int row, const QString& extension) const {
-    const ConversationItem* c = list_->model()->at(row);
-    QString name = c ? c->title : QStringLiteral("conversation");
+    const ConversationItem* c = row >= 0 ? list_->model()->at(row) : nullptr;
+    QString name = row < 0 ? tr("LlamaDesk conversations") : c ? c->title : QStringLiteral("conversation");
     name.remove(QRegularExpression(QStringLiteral(R"([*?"<>|\x00-\x1f])")));
     name.replace(QRegularExpression(QStringLiteral(R"([/\\:])")), QStringLiteral("-"));
     return name.left(80).trimmed() + "." + extension;
 }
+
+QString ConversationTransfer::suggestedPath(int row, const QString& extension) const {
+    return QDir(startFolder().toLocalFile()).filePath(suggestedName(row, extension));
+}
+
+QUrl ConversationTransfer::targetOf(const QString& typed, int row, const QString& extension) const {
+    QString path = typed.trimmed();
+    if (path == "~" || path.startsWith("~/"))
+        path = QDir::homePath() + path.mid(1);
+    path = QDir(startFolder().toLocalFile()).absoluteFilePath(path);
+    if (path.isEmpty() || typed.trimmed().endsWith('/') || QFileInfo(path).isDir())
+        path = QDir(path).filePath(suggestedName(row, extension));
+    else if (QFileInfo(path).suffix().isEmpty())
+        path += "." + extension;
+    return QUrl::fromLocalFile(QDir::cleanPath(path));
+}
+
+QString ConversationTransfer::inFolder(const QString& typed, const QUrl& folder) {
+    return QDir(folder.toLocalFile()).filePath(QFileInfo(typed.trimmed()).fileName());
+}
+
+bool ConversationTransfer::exists(const QUrl& file) { return QFileInfo::exists(file.toLocalFile()); }
 
 void ConversationTransfer::copyText(const QString& text) { QGuiApplication::clipboard()->setText(text); }

@@ -24,11 +24,21 @@ public:
     Q_INVOKABLE bool exportAll(const QUrl& file);
     // Returns how many conversations were added; 0 when the file was refused (failed() says why).
     Q_INVOKABLE int importFile(const QUrl& file);
-    // A file name for a save dialog: the conversation's title without characters file systems refuse.
+    // A file name for a save dialog: the conversation's title without characters file systems
+    // refuse; row -1 names the file of all conversations.
     Q_INVOKABLE QString suggestedName(int row, const QString& extension) const;
     // Where the export and import dialogs open: the documents folder, or the home folder where there
     // is none (a fresh account has no ~/Documents until something makes it).
     Q_INVOKABLE static QUrl startFolder();
+
+    // The export dialog's path, as a person reads and edits it: the start folder and the name.
+    Q_INVOKABLE QString suggestedPath(int row, const QString& extension) const;
+    // The file a typed path means: "~" is the home folder, a relative path lies in the start folder,
+    // a folder gets the suggested name, and a name without the extension gets it.
+    Q_INVOKABLE QUrl targetOf(const QString& typed, int row, const QString& extension) const;
+    // The typed path's file name in another folder (the export dialog's Folder… button).
+    Q_INVOKABLE static QString inFolder(const QString& typed, const QUrl& folder);
+    Q_INVOKABLE static bool exists(const QUrl& file);
     Q_INVOKABLE void copyText(const QString& text);
 
 signals:

@@ -151,10 +151,14 @@ private slots:
 
     void aFolderThatCannotBeWrittenSaysSo() {
         add(sample("kept", 1), {}, {});
+        // a file where the folder should be (a read-only folder would not stop root, who runs CI)
+        QFile blocker(out_.filePath("a-file"));
+        QVERIFY(blocker.open(QIODevice::WriteOnly));
+        blocker.close();
         QSignalSpy failed(transfer(), &ConversationTransfer::failed);
-        QVERIFY(!transfer()->exportJson(0, QUrl::fromLocalFile(out_.filePath("no-such-folder/x.json"))));
+        QVERIFY(!transfer()->exportJson(0, QUrl::fromLocalFile(out_.filePath("a-file/x.json"))));
         QCOMPARE(failed.size(), 1);
-        QVERIFY(failed[0][0].toString().contains("no-such-folder/x.json"));
+        QVERIFY(failed[0][0].toString().contains("a-file/x.json"));
     }
 
     // The dialogs open where a file can be written: the documents folder, or home in a fresh
@@ -178,6 +182,33 @@ private slots:
         ConversationRecord c = sample("What is a/b: \"ratio\"?", 0);
         add(c, {}, {});
         QCOMPARE(transfer()->suggestedName(0, "md"), QString("What is a-b- ratio.md"));
+    }
+
+    // The export dialog's path field: what a typed path means (it replaced Qt's save dialog, whose
+    // Ctrl+L lost the file name and whose Enter did nothing).
+    void aTypedPathMeansTheFileAPersonExpects() {
+        add(sample("Hay prices", 1), {}, {});
+        const QString start = ConversationTransfer::startFolder().toLocalFile();
+        QCOMPARE(transfer()->suggestedPath(0, "md"), start + "/Hay prices.md");
+        QCOMPARE(transfer()->suggestedName(-1, "json"), QString("LlamaDesk conversations.json"));
+        const auto target = [&](const QString& typed) { return transfer()->targetOf(typed, 0, "md").toLocalFile(); };
+        QCOMPARE(target(start + "/Hay prices.md"), start + "/Hay prices.md");
+        QCOMPARE(target("~/notes/hay"), QDir::homePath() + "/notes/hay.md");         // home, extension added
+        QCOMPARE(target("notes.txt"), start + "/notes.txt");                          // relative: in the start folder
+        QCOMPARE(target(out_.path()), out_.path() + "/Hay prices.md");                // a folder: the name goes in it
+        QCOMPARE(target(out_.path() + "/later/"), out_.path() + "/later/Hay prices.md");  // one to be made
+        QCOMPARE(target("  " + out_.path() + "/x.md\n"), out_.path() + "/x.md");  // spaces around a paste go
+        QCOMPARE(ConversationTransfer::inFolder(start + "/Hay prices.md", QUrl::fromLocalFile(out_.path())),
+                 out_.path() + "/Hay prices.md");
+        QVERIFY(!ConversationTransfer::exists(QUrl::fromLocalFile(out_.path() + "/Hay prices.md")));
+    }
+
+    // A folder typed that is not there yet is made, and the export goes in it.
+    void anExportMakesItsFolder() {
+        add(sample("Shearing", 1), {}, {});
+        const QUrl file = QUrl::fromLocalFile(out_.path() + "/new/deeper/Shearing.md");
+        QVERIFY(transfer()->exportMarkdown(0, file));
+        QVERIFY(ConversationTransfer::exists(file));
     }
 
     // A message's Copy button.

@@ -48,6 +48,7 @@ public slots:
         engine->rootContext()->setContextProperty("modelPath", llamadesk::test::shared_path("models/stories260K"));
         engine->rootContext()->setContextProperty("brokenModelPath", dir_.path() + "/broken.gguf");
         engine->rootContext()->setContextProperty("quantizedModelPath", dir_.path() + "/q8_0.gguf");
+        engine->rootContext()->setContextProperty("scratchFolder", dir_.path() + "/scratch");
     }
 
     void cleanupTestCase() { app_.reset(); }

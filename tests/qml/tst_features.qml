@@ -215,6 +215,33 @@ Item {
             verify(fits, "the number runs past its column")
         }
 
+        // Export by keyboard: the path holds the documents folder and the conversation's name, the
+        // name selected; a folder typed over it keeps the name, and Enter exports (Qt's save dialog
+        // lost the name after Ctrl+L to a folder, and Enter in its name field did nothing).
+        function test_export_by_keyboard() {
+            const dialog = findChild(view, "exportDialog")
+            dialog.start("md", 0)
+            tryCompare(dialog, "opened", true)
+            const field = findChild(dialog.contentItem, "exportPath")
+            verify(field.activeFocus)
+            const name = testApp.transfer.suggestedName(0, "md")
+            compare(field.text, testApp.transfer.suggestedPath(0, "md"))
+            compare(field.selectedText, name.slice(0, -".md".length))
+            field.selectAll()
+            const folder = scratchFolder + "/typed folder"
+            for (const c of folder + "/")
+                keyClick(c)
+            keyClick(Qt.Key_Return)
+            tryCompare(dialog, "visible", false)
+            verify(testApp.transfer.exists("file://" + folder + "/" + name), "nothing written in " + folder)
+            // Again: the file is there, and the dialog says Export replaces it.
+            dialog.start("md", 0)
+            tryCompare(dialog, "opened", true)
+            field.text = folder + "/" + name
+            verify(findChild(dialog.contentItem, "exportReplaces").visible)
+            dialog.reject()
+        }
+
         function test_text_contrast_in_both_themes_data() {
             return [{ tag: "light", dark: false }, { tag: "dark", dark: true }]
         }
