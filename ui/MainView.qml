@@ -26,6 +26,8 @@ Item {
         { sequences: ["Ctrl+O"], keys: "Ctrl+O", action: qsTr("Open a model file"), run: () => fileDialog.open() },
         { sequences: ["Ctrl+M"], keys: "Ctrl+M", action: qsTr("Models: on this computer, recommended, search, downloads"),
           run: () => modelsPage.open() },
+        { sequences: ["Ctrl+I"], keys: "Ctrl+I", action: qsTr("The loaded model's details, whole"),
+          run: () => modelHeader.showDetails() },
         { sequences: ["Ctrl+K", "Ctrl+F"], keys: "Ctrl+K, Ctrl+F", action: qsTr("Search conversations"),
           run: () => sidebar.focusSearch() },
         { sequences: [], keys: "Enter", action: qsTr("Send the message") },
@@ -72,6 +74,7 @@ Item {
         spacing: 0
 
         ModelHeader {
+            id: modelHeader
             Layout.fillWidth: true
             model: root.app.model
             panelShown: root.showPanel
@@ -161,7 +164,26 @@ Item {
             }
 
             ScrollView {
+                id: panel
+                objectName: "figuresScroll"
                 visible: root.showPanel
+                // Qt 6.4's RowLayout does not lay out again an item shown in the same pass as the
+                // window crosses `narrow`: the panel kept no width, or its narrow place, and lay over
+                // the sidebar or the chat. Hidden and shown again, one turn of the event loop apart,
+                // it is laid out; it belongs at the right edge, with the width asked for.
+                onVisibleChanged: if (visible) layoutCheck.restart()
+                Timer {
+                    id: layoutCheck
+                    interval: 100  // after the layout's turn
+                    onTriggered: {
+                        const placed = Math.abs(panel.x + panel.width - panel.parent.width) < 1
+                                       && Math.abs(panel.width - panel.Layout.preferredWidth) < 1
+                        if (!panel.visible || placed)
+                            return
+                        panel.visible = false
+                        Qt.callLater(() => { panel.visible = Qt.binding(() => root.showPanel) })
+                    }
+                }
                 Layout.preferredWidth: root.narrow ? 280 : 330
                 Layout.fillHeight: true
                 contentWidth: availableWidth

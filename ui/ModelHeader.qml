@@ -17,6 +17,7 @@ Rectangle {
     signal modelsRequested()
     signal settingsRequested()
     signal panelToggled()
+    function showDetails() { if (header.model.hasModel && !header.model.loading) details.open() }
 
     // Beside its button, inside the header (below, it would cover the error banner), wrapped to fit
     // left of the first button: unwrapped, a long tip was pushed back over the button itself.
@@ -48,16 +49,40 @@ Rectangle {
         spacing: 14
 
         ColumnLayout {
+            id: lines
             spacing: 2
             Layout.fillWidth: true
-            Label {
-                objectName: "modelName"
-                text: header.model.hasModel ? header.model.name : qsTr("No model loaded")
-                font.pixelSize: Theme.px(16)
-                font.bold: true
-                color: Theme.text
-                elide: Text.ElideRight
+            // The lines are cut to the header; a click shows them whole, to read and copy.
+            readonly property bool cut: figuresLine.truncated || deviceLine.truncated || contextLine.truncated
+            TapHandler {
+                enabled: header.model.hasModel && !header.model.loading
+                onTapped: header.showDetails()
+            }
+            HoverHandler {
+                enabled: header.model.hasModel && !header.model.loading
+                cursorShape: Qt.PointingHandCursor
+            }
+            RowLayout {
+                spacing: 8
                 Layout.fillWidth: true
+                Label {
+                    objectName: "modelName"
+                    text: header.model.hasModel ? header.model.name : qsTr("No model loaded")
+                    font.pixelSize: Theme.px(16)
+                    font.bold: true
+                    color: Theme.text
+                    elide: Text.ElideRight
+                    Layout.maximumWidth: lines.width - moreLabel.implicitWidth - 8
+                }
+                Label {
+                    id: moreLabel
+                    objectName: "modelDetailsHint"
+                    visible: lines.cut && header.model.hasModel && !header.model.loading
+                    text: qsTr("all details (Ctrl+I)")
+                    color: Theme.accent
+                    font.pixelSize: Theme.px(12)
+                }
+                Item { Layout.fillWidth: true }
             }
             Label {
                 id: figuresLine
@@ -76,7 +101,7 @@ Rectangle {
                 elide: Text.ElideRight
                 Layout.fillWidth: true
                 HoverHandler { id: figuresHover }
-                ToolTip.visible: figuresHover.hovered && figuresLine.truncated
+                ToolTip.visible: figuresHover.hovered && !details.visible && figuresLine.truncated
                 ToolTip.text: figuresLine.text
                 ToolTip.delay: 500
             }
@@ -91,7 +116,7 @@ Rectangle {
                 elide: Text.ElideRight
                 Layout.fillWidth: true
                 HoverHandler { id: deviceHover }
-                ToolTip.visible: deviceHover.hovered && deviceLine.truncated
+                ToolTip.visible: deviceHover.hovered && !details.visible && deviceLine.truncated
                 ToolTip.text: deviceLine.text
                 ToolTip.delay: 500
             }
@@ -106,9 +131,31 @@ Rectangle {
                 elide: Text.ElideRight
                 Layout.fillWidth: true
                 HoverHandler { id: contextHover }
-                ToolTip.visible: contextHover.hovered && contextLine.truncated
+                ToolTip.visible: contextHover.hovered && !details.visible && contextLine.truncated
                 ToolTip.text: contextLine.text
                 ToolTip.delay: 500
+            }
+            Popup {
+                id: details
+                objectName: "modelDetails"
+                y: header.height - lines.y
+                width: Math.min(720, header.width - 32)
+                padding: 12
+                // Each line whole, one paragraph each; selectable, for a bug report.
+                contentItem: TextEdit {
+                    objectName: "modelDetailsText"
+                    text: [figuresLine, deviceLine, contextLine].filter(line => line.visible)
+                          .map(line => line.text).join("\n\n")
+                    readOnly: true
+                    selectByMouse: true
+                    wrapMode: TextEdit.Wrap
+                    textFormat: TextEdit.PlainText
+                    color: Theme.text
+                    selectionColor: Theme.accent
+                    selectedTextColor: Theme.accentText
+                    font.pixelSize: Theme.px(13)
+                }
+                background: Rectangle { color: Theme.surface; border.color: Theme.border; radius: 6 }
             }
             RowLayout {
                 visible: header.model.loading

@@ -24,6 +24,12 @@ Dialog {
     height: parent ? Math.min(implicitHeight, parent.height - 24) : implicitHeight
     standardButtons: Dialog.Close
 
+    // A row's name, in a column of its own; a long one, or any at a large zoom, takes two lines
+    // (it ran under the row's control).
+    component RowLabel: Label {
+        Layout.preferredWidth: 180
+        wrapMode: Text.Wrap
+    }
     component SliderRow: RowLayout {
         id: sliderRow
         required property string label
@@ -33,7 +39,7 @@ Dialog {
         required property real value
         signal moved(real value)
         Layout.fillWidth: true
-        Label { text: sliderRow.label; Layout.preferredWidth: 180 }
+        RowLabel { text: sliderRow.label }
         Slider {
             Accessible.name: sliderRow.label
             from: sliderRow.from; to: sliderRow.to; stepSize: sliderRow.stepSize
@@ -51,7 +57,7 @@ Dialog {
         required property int value
         signal modified(int value)
         Layout.fillWidth: true
-        Label { text: spinRow.label; Layout.preferredWidth: 180 }
+        RowLabel { text: spinRow.label }
         SpinBox {
             Accessible.name: spinRow.label
             from: spinRow.from; to: spinRow.to; value: spinRow.value; editable: true
@@ -88,7 +94,7 @@ Dialog {
             // Presets: named sets of system prompt, chat format and sampling.
             RowLayout {
                 Layout.fillWidth: true
-                Label { text: qsTr("Preset"); Layout.preferredWidth: 180 }
+                RowLabel { text: qsTr("Preset") }
                 ChoiceBox {
                     id: presetChoice
                     objectName: "presetChoice"
@@ -110,7 +116,7 @@ Dialog {
             }
             RowLayout {
                 Layout.fillWidth: true
-                Label { text: qsTr("Save as preset"); Layout.preferredWidth: 180 }
+                RowLabel { text: qsTr("Save as preset") }
                 TextField {
                     id: presetName
                     objectName: "presetName"
@@ -140,7 +146,7 @@ Dialog {
             }
             RowLayout {
                 Layout.fillWidth: true
-                Label { text: qsTr("For new chats"); Layout.preferredWidth: 180 }
+                RowLabel { text: qsTr("For new chats") }
                 ChoiceBox {
                     objectName: "presetForNew"
                     Accessible.name: qsTr("Preset new conversations take")
@@ -189,7 +195,7 @@ Dialog {
             }
             RowLayout {
                 Layout.fillWidth: true
-                Label { text: qsTr("Stop strings (one per line)"); Layout.preferredWidth: 180; Layout.alignment: Qt.AlignTop }
+                RowLabel { text: qsTr("Stop strings (one per line)"); Layout.alignment: Qt.AlignTop }
                 PlainTextArea {
                     objectName: "stopStrings"
                     Layout.fillWidth: true
@@ -221,7 +227,7 @@ Dialog {
             Label { text: qsTr("Appearance"); font.bold: true; Layout.topMargin: 8 }
             RowLayout {
                 Layout.fillWidth: true
-                Label { text: qsTr("Theme"); Layout.preferredWidth: 180 }
+                RowLabel { text: qsTr("Theme") }
                 ChoiceBox {
                     objectName: "themeSelector"
                     Accessible.name: qsTr("Theme")
@@ -237,7 +243,7 @@ Dialog {
             }
             RowLayout {
                 Layout.fillWidth: true
-                Label { text: qsTr("Zoom"); Layout.preferredWidth: 180 }
+                RowLabel { text: qsTr("Zoom") }
                 Button {
                     text: "−"; enabled: dialog.appearance.canZoomOut
                     Layout.preferredWidth: 44
@@ -306,7 +312,7 @@ Dialog {
             }
             RowLayout {
                 Layout.fillWidth: true
-                Label { text: qsTr("KV cache type"); Layout.preferredWidth: 180 }
+                RowLabel { text: qsTr("KV cache type") }
                 ChoiceBox {
                     objectName: "kvCacheTypeSelector"
                     Accessible.name: qsTr("KV cache type")
@@ -361,7 +367,7 @@ Dialog {
             RowLayout {
                 visible: dialog.localServer.running
                 Layout.fillWidth: true
-                Label { text: qsTr("Address"); Layout.preferredWidth: 180 }
+                RowLabel { text: qsTr("Address") }
                 TextField {
                     objectName: "localServerAddress"
                     text: dialog.localServer.address
@@ -376,7 +382,7 @@ Dialog {
             RowLayout {
                 visible: dialog.localServer.running && dialog.localServer.allowNetwork
                 Layout.fillWidth: true
-                Label { text: qsTr("Key"); Layout.preferredWidth: 180 }
+                RowLabel { text: qsTr("Key") }
                 TextField {
                     objectName: "localServerKey"
                     text: dialog.localServer.apiKey

@@ -183,7 +183,7 @@ Rectangle {
                     anchors.right: parent.right
                     anchors.top: parent.top
                     anchors.margins: 8
-                    anchors.rightMargin: 34
+                    anchors.rightMargin: rowActions.width + 4  // the ⋯ grows with the zoom
                     spacing: 2
                     Label {
                         visible: !item.editing
@@ -226,10 +226,13 @@ Rectangle {
                                    : qsTr("%1 messages · %2 cached tokens").arg(item.messageCount).arg(item.cachedTokens))
                         color: Theme.sidebarMuted
                         font.pixelSize: Theme.px(11)
+                        wrapMode: Text.Wrap  // at a large zoom the counts take a second line
+                        Layout.fillWidth: true
                     }
                 }
 
                 ActionButton {
+                    id: rowActions
                     anchors.right: parent.right
                     anchors.verticalCenter: parent.verticalCenter
                     visible: hover.hovered || item.ListView.isCurrentItem

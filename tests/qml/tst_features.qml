@@ -242,6 +242,26 @@ Item {
             dialog.reject()
         }
 
+        // The header's lines are cut to its width; a click on them, or Ctrl+I, shows them whole
+        // (they showed whole only in tooltips).
+        function test_the_model_details_show_whole() {
+            const details = findChild(view, "modelDetails")
+            const figures = findChild(view, "modelFigures")
+            mouseClick(figures)
+            tryCompare(details, "opened", true)
+            const text = findChild(view, "modelDetailsText").text
+            for (const name of ["modelFigures", "modelDevice", "modelContext"]) {
+                const line = findChild(view, name)
+                if (line.visible)
+                    verify(text.indexOf(line.text) >= 0, `${name} "${line.text}" not in "${text}"`)
+            }
+            details.close()
+            tryCompare(details, "visible", false)
+            keyClick(Qt.Key_I, Qt.ControlModifier)
+            tryCompare(details, "opened", true)
+            details.close()
+        }
+
         function test_text_contrast_in_both_themes_data() {
             return [{ tag: "light", dark: false }, { tag: "dark", dark: true }]
         }
