@@ -10,6 +10,7 @@
 #include "app_context.h"
 #include "models/screenshot.h"
 #include "profile_lock.h"
+#include "scene_graph.h"
 #include "startup.h"
 
 Q_IMPORT_QML_PLUGIN(LlamaDeskCorePlugin)
@@ -20,6 +21,7 @@ int main(int argc, char* argv[]) {
     application.setOrganizationName("LlamaDesk");
     application.setApplicationName("LlamaDesk");
     QQuickStyle::setStyle("Basic");
+    qInfo("LlamaDesk: %s", qPrintable(choose_scene_graph()));
     const StartupOptions options = parse_startup_options(application.arguments());
 
     QTemporaryDir scratch;  // --screenshot starts from no saved conversations and default settings

@@ -74,11 +74,12 @@ Rectangle {
                     elide: Text.ElideRight
                     Layout.maximumWidth: lines.width - moreLabel.implicitWidth - 8
                 }
+                // Never hidden, only emptied: Qt 6.4's layouts do not place an item shown after it
+                // started hidden (the hint lay over the model's name).
                 Label {
                     id: moreLabel
                     objectName: "modelDetailsHint"
-                    visible: lines.cut && header.model.hasModel && !header.model.loading
-                    text: qsTr("all details (Ctrl+I)")
+                    text: lines.cut && header.model.hasModel && !header.model.loading ? qsTr("all details (Ctrl+I)") : ""
                     color: Theme.accent
                     font.pixelSize: Theme.px(12)
                 }

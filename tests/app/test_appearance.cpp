@@ -4,6 +4,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "scene_graph.h"
 #include "settings/appearance.h"
 
 class TestAppearance : public QObject {
@@ -62,6 +63,17 @@ private slots:
         QCOMPARE(a.zoom(), 1.0);
         settings_->setValue("appearance/zoom", 1.3);  // between steps: the nearest
         QCOMPARE(a.zoom(), 1.25);
+    }
+
+    // Mesa's software rasterizers, by what they report, draw with Qt Quick's software renderer;
+    // a GPU's driver does not.
+    void softwareOpenGlIsKnownByItsName() {
+        for (const char* software : {"llvmpipe (LLVM 15.0.6, 256 bits)", "softpipe", "Software Rasterizer",
+                                     "Mesa DRI swrast"})
+            QVERIFY2(is_software_opengl(software), software);
+        for (const char* gpu : {"Mesa Intel(R) UHD Graphics 620 (KBL GT2)", "NVIDIA GeForce RTX 4090/PCIe/SSE2",
+                                "AMD Radeon RX 7800 XT (radeonsi, navi32, LLVM 15.0.7, DRM 3.54)", ""})
+            QVERIFY2(!is_software_opengl(gpu), gpu);
     }
 };
 
