@@ -72,7 +72,8 @@ Rectangle {
                     font.bold: true
                     color: Theme.text
                     elide: Text.ElideRight
-                    Layout.maximumWidth: lines.width - moreLabel.implicitWidth - 8
+                    Layout.fillWidth: true  // up to its whole name; less, elided, beside the hint
+                    Layout.maximumWidth: implicitWidth
                 }
                 // Never hidden, only emptied: Qt 6.4's layouts do not place an item shown after it
                 // started hidden (the hint lay over the model's name).

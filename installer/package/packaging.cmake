@@ -59,8 +59,9 @@ qml6-module-qtquick, qml6-module-qtquick-window, qml6-module-qtquick-controls, \
 qml6-module-qtquick-templates, qml6-module-qtquick-layouts, qml6-module-qtquick-dialogs, \
 qml6-module-qt-labs-settings, qml6-module-qtcore, qml6-module-qt-labs-folderlistmodel")
 # QtKeychain opens libsecret at run time to reach the desktop's keyring (Secret Service); without
-# it API keys stay in a file only the user can read.
-set(CPACK_DEBIAN_LLAMADESK_PACKAGE_RECOMMENDS "libsecret-1-0")
+# it API keys stay in a file only the user can read. Qt's GTK platform theme gives the desktop's
+# own file dialogs on a GTK desktop; without it Qt draws its own.
+set(CPACK_DEBIAN_LLAMADESK_PACKAGE_RECOMMENDS "libsecret-1-0, qt6-gtk-platformtheme")
 if(LLAMADESK_HAVE_CUDA)
     list(APPEND CPACK_COMPONENTS_ALL cuda)
     set(CPACK_DEBIAN_CUDA_PACKAGE_NAME llamadesk-cuda)
