@@ -1,7 +1,7 @@
 // Every text the application window draws stands out from what lies under it, in both themes
 // (WCAG AA: 4.5:1, 3:1 for large text): the window, the Settings dialog with the theme switched
-// while it is open, the undo bar, a menu, the error banner, the export and folder dialogs (Qt's
-// own), and the Models page. The test walks the items on screen, not a list of colour pairs: the
+// while it is open, the undo bar and the export note, a menu, the error banner, the export dialog,
+// Qt's folder and file dialogs, and the Models page. The test walks the items on screen, not a list of colour pairs: the
 // pairs all passed while labels were dark on dark.
 import QtQuick
 import QtQuick.Controls
@@ -131,6 +131,10 @@ Item {
             tryVerify(() => conversations.undoDeleteTitle.length > 0)
             bad = bad.concat(checkWindow(w, "undo bar"))
             conversations.undoDelete()
+            // The note an export leaves in the sidebar.
+            verify(testApp.transfer.exportMarkdown(0, "file://" + scratchFolder + "/surfaces.md"))
+            tryVerify(() => findChild(w, "transferNote").visible)
+            bad = bad.concat(checkWindow(w, "export note"))
 
             // The error banner.
             testApp.model.open(brokenModelPath)
