@@ -48,7 +48,7 @@ const Shape kQuantShapes[] = {
     {"q_dim256", ModelConfig{256, 512, 2, 4, 2, 300, 48}, 16, true},
     {"q_dim96", ModelConfig{96, 224, 2, 3, 1, 77, 48}, 5, false},
 };
-const char* const kQuantMixes[] = {"q8_0", "q4_0", "q4_k_m"};
+const char* const kQuantMixes[] = {"q8_0", "q4_0", "q4_k_m", "q5_k_m"};
 
 // Block types quantize the activations to 8 bits before each product (about 0.5% of a product's
 // norm each, over the 8 products of a 2-layer model), so their logits follow the float reference

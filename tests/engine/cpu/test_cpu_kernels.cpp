@@ -387,8 +387,11 @@ private slots:
     void superblock_gemm_matches_dequantized() {
         FETCH_KERNELS(kernels);
         struct Size { int n, rows, k; };
-        const Size sizes[] = {{1, 1, 256}, {1, 13, 512}, {2, 5, 256}, {3, 7, 768}, {4, 4, 256},
-                              {5, 9, 512}, {7, 3, 256},  {1, 37, 4096}, {2, 6, 14336}};
+        // and, where a set takes this path for prefill too (amx's Q5_K), a tile of activation rows,
+        // two, a tail, and several blocks of columns, on rows past the last 16
+        const Size sizes[] = {{1, 1, 256},   {1, 13, 512},  {2, 5, 256},   {3, 7, 768},    {4, 4, 256},
+                              {5, 9, 512},   {7, 3, 256},   {1, 37, 4096}, {2, 6, 14336},  {16, 16, 256},
+                              {33, 37, 1280}, {70, 48, 4096}, {100, 19, 768}, {300, 32, 512}};
         int types_with_path = 0;
         for (DType dtype : {DType::Q4_K, DType::Q5_K, DType::Q6_K}) {
             const SuperblockGemmFn gemm = kernels.types[int(dtype)].superblock_gemm;

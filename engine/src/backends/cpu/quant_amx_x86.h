@@ -1,6 +1,6 @@
-// Prefill of Q4_K and Q6_K groups with AMX tile products: the amx set, which is the AVX-512 VNNI
-// set (kernels_amx.cpp, LLAMADESK_CPU_AMX) with these products for groups of 16 or more activation
-// rows. quant_kernels_x86.h includes it after the groups (quant_interleaved_x86.h).
+// Prefill of Q4_K and Q6_K groups, and of Q5_K rows, with AMX tile products: the amx set, which is
+// the AVX-512 VNNI set (kernels_amx.cpp, LLAMADESK_CPU_AMX) with these products for 16 or more
+// activation rows. quant_kernels_x86.h includes it after the groups (quant_interleaved_x86.h).
 //
 // One tile product (TDPBSUD, or TDPBSSD for signed weight bytes) multiplies 16 activation rows of
 // 64 signed bytes (tile A) into 16 weight rows' 64 bytes laid out as 16 rows of one dword per
@@ -14,6 +14,9 @@
 // high << shift + low; one float step per super-block remains:
 //   Q4_K: (s >> 4) * q and (s & 15) * q, at most 45 and 225 (shift 4); the mins meet the
 //         activations' sums per 32 as in decode (16-bit pairs);
+//   Q5_K: q has a fifth bit, so (s >> 3) * q and (s & 7) * q, at most 217 each (shift 3); mins as
+//         Q4_K's. Q5_K has no interleaved copy: each super-block's 16 rows are gathered into the
+//         groups' layout where they lie (gather_q5_k), 44 gathers per 16 x 256 weights;
 //   Q6_K: s * (q - 32), -4064 .. 4096, as its two's-complement bytes: the high one signed, the
 //         low one unsigned (shift 8); the -32 is in the planes, so nothing else remains.
 //
@@ -65,12 +68,14 @@ struct alignas(64) Q6_KTiles {
     float d[16];
 };
 
-// A nibble vector (bytes 0 .. 15) times the scale words' high and low parts: a 16-bit product of
-// a byte pair and a scale below 16 keeps each byte's product in its byte.
+// Values (Q4_K's nibbles, Q5_K's five bits) times the scale words' high and low parts, split at
+// bit Shift: a 16-bit product of a byte pair and a part keeps each byte's product in its byte,
+// which it fits (at most 15 * 15 and 31 * 7).
+template <int Shift>
 inline void store_scaled(__m512i q, __m512i words, uint8_t* high, uint8_t* low) {
-    const __m512i low4 = _mm512_set1_epi16(15);
-    _mm512_storeu_si512(high, _mm512_mullo_epi16(q, _mm512_srli_epi16(words, 4)));
-    _mm512_storeu_si512(low, _mm512_mullo_epi16(q, _mm512_and_si512(words, low4)));
+    const __m512i low_part = _mm512_set1_epi16((1 << Shift) - 1);
+    _mm512_storeu_si512(high, _mm512_mullo_epi16(q, _mm512_srli_epi16(words, Shift)));
+    _mm512_storeu_si512(low, _mm512_mullo_epi16(q, _mm512_and_si512(words, low_part)));
 }
 
 template <int m>
@@ -81,9 +86,18 @@ void unpack_q4_k_run(const Q4_KGroup& g, const Q4_KGroupScales& s, Q4_KTiles& t)
 #pragma GCC unroll 8
     for (int c = 0; c < 8; ++c) {  // dword c of chunk 2m (low nibbles) and of chunk 2m + 1 (high)
         const __m512i v = _mm512_loadu_si512(g.qs[m][c]);
-        store_scaled(_mm512_and_si512(v, low4), first, t.high[m][c], t.low[m][c]);
-        store_scaled(_mm512_and_si512(_mm512_srli_epi32(v, 4), low4), second, t.high[m][c + 8], t.low[m][c + 8]);
+        store_scaled<4>(_mm512_and_si512(v, low4), first, t.high[m][c], t.low[m][c]);
+        store_scaled<4>(_mm512_and_si512(_mm512_srli_epi32(v, 4), low4), second, t.high[m][c + 8], t.low[m][c + 8]);
     }
+}
+
+// What the float step of a type with mins (Q4_K, Q5_K) needs of a group super-block.
+inline void store_k_mins(const Q4_KGroup& g, const Q4_KGroupScales& s, Q4_KTiles& t) {
+    __m512i mins[4];
+    q4_k_min_pairs(s, mins);
+    for (int p = 0; p < 4; ++p) _mm512_storeu_si512(t.mins[p], mins[p]);
+    _mm512_storeu_ps(t.d, GroupVec::halves(g.d));
+    _mm512_storeu_ps(t.dmin, GroupVec::halves(g.dmin));
 }
 
 inline void unpack_q4_k_tiles(const Q4_KGroup& g, Q4_KTiles& t) {
@@ -92,11 +106,60 @@ inline void unpack_q4_k_tiles(const Q4_KGroup& g, Q4_KTiles& t) {
     unpack_q4_k_run<1>(g, s, t);
     unpack_q4_k_run<2>(g, s, t);
     unpack_q4_k_run<3>(g, s, t);
-    __m512i mins[4];
-    q4_k_min_pairs(s, mins);
-    for (int p = 0; p < 4; ++p) _mm512_storeu_si512(t.mins[p], mins[p]);
-    _mm512_storeu_ps(t.d, GroupVec::halves(g.d));
-    _mm512_storeu_ps(t.dmin, GroupVec::halves(g.dmin));
+    store_k_mins(g, s, t);
+}
+
+// A Q5_K super-block of 16 rows in the groups' layout: Q4_K's fields and each row's fifth bits
+// (qh[c][r]: dword c of row r's qh; bit j of its byte i is the fifth bit of element 32j + 4c + i).
+struct alignas(64) Q5_KGathered {
+    Q4_KGroup g;
+    uint8_t qh[8][kGroupRows][4];
+};
+
+// Super-block b of the 16 rows at w (ldw bytes apart), gathered dword by dword.
+inline void gather_q5_k(const uint8_t* w, int64_t ldw, int64_t b, Q5_KGathered& out) {
+    const __m512i rows = _mm512_mullo_epi32(_mm512_set1_epi32(int32_t(ldw)),
+                                            _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    const uint8_t* block = w + b * int64_t(sizeof(quant::BlockQ5_K));
+    auto gather = [&](size_t offset) { return _mm512_i32gather_epi32(rows, block + offset, 1); };
+    const __m512i halves = gather(offsetof(quant::BlockQ5_K, d));  // d | dmin << 16
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.g.d), _mm512_cvtepi32_epi16(halves));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.g.dmin), _mm512_cvtepi32_epi16(_mm512_srli_epi32(halves, 16)));
+    for (int word = 0; word < 3; ++word)
+        _mm512_storeu_si512(out.g.scales[word], gather(offsetof(quant::BlockQ5_K, scales) + 4 * word));
+#pragma GCC unroll 8
+    for (int c = 0; c < 8; ++c) _mm512_storeu_si512(out.qh[c], gather(offsetof(quant::BlockQ5_K, qh) + 4 * c));
+#pragma GCC unroll 4
+    for (int m = 0; m < 4; ++m)
+#pragma GCC unroll 8
+        for (int c = 0; c < 8; ++c)
+            _mm512_storeu_si512(out.g.qs[m][c], gather(offsetof(quant::BlockQ5_K, qs) + 32 * m + 4 * c));
+}
+
+template <int m>
+void unpack_q5_k_run(const Q5_KGathered& q, const Q4_KGroupScales& s, Q4_KTiles& t) {
+    const __m512i scales = m < 2 ? s.scale_lo : s.scale_hi;
+    const __m512i first = scale_words<(2 * m) % 4>(scales), second = scale_words<(2 * m) % 4 + 1>(scales);
+    const __m512i low4 = _mm512_set1_epi32(0x0f0f0f0f), ones = _mm512_set1_epi32(0x01010101);
+#pragma GCC unroll 8
+    for (int c = 0; c < 8; ++c) {  // as unpack_q4_k_run, each value with its fifth bit (bit 2m, 2m + 1)
+        const __m512i v = _mm512_loadu_si512(q.g.qs[m][c]), h = _mm512_loadu_si512(q.qh[c]);
+        const __m512i lo = _mm512_or_si512(_mm512_and_si512(v, low4),
+                                           _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(h, 2 * m), ones), 4));
+        const __m512i hi = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(v, 4), low4),
+                                           _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(h, 2 * m + 1), ones), 4));
+        store_scaled<3>(lo, first, t.high[m][c], t.low[m][c]);
+        store_scaled<3>(hi, second, t.high[m][c + 8], t.low[m][c + 8]);
+    }
+}
+
+inline void unpack_q5_k_tiles(const Q5_KGathered& q, Q4_KTiles& t) {
+    const Q4_KGroupScales s = q4_k_group_scales(q.g);
+    unpack_q5_k_run<0>(q, s, t);
+    unpack_q5_k_run<1>(q, s, t);
+    unpack_q5_k_run<2>(q, s, t);
+    unpack_q5_k_run<3>(q, s, t);
+    store_k_mins(q.g, s, t);
 }
 
 // A Q6_K group super-block's values of 4 columns (q6_values) times their sub-block's scale words
@@ -143,10 +206,12 @@ void copy_activation_tiles(const SuperblockRows& x, int n, int64_t row0, int til
         }
 }
 
-// acc[i] += the super-block's float step for activation rows row0 + i, i < rows: d * (16 * high
-// + low) - dmin * (mins . pairs of sums), times the row's d at super-block b.
-inline void add_q4_k_tile(const int32_t (*high)[16], const int32_t (*low)[16], int rows, const Q4_KTiles& t,
-                          const SuperblockRows& x, int64_t row0, int64_t b, float* acc) {
+// acc[i] += the super-block's float step for activation rows row0 + i, i < rows: d * (2^Shift *
+// high + low) - dmin * (mins . pairs of sums), times the row's d at super-block b (Q4_K: Shift 4,
+// Q5_K: 3).
+template <int Shift>
+void add_k_mins_tile(const int32_t (*high)[16], const int32_t (*low)[16], int rows, const Q4_KTiles& t,
+                     const SuperblockRows& x, int64_t row0, int64_t b, float* acc) {
     const int64_t n_blocks = x.k / kSuperBlock, pairs_stride = x.k / 32;
     const int16_t* pairs = x.sums32 + row0 * pairs_stride + 8 * b;  // 4 dwords per row (sum_pair)
     const float* dx = x.d + row0 * n_blocks + b;
@@ -154,7 +219,7 @@ inline void add_q4_k_tile(const int32_t (*high)[16], const int32_t (*low)[16], i
     __m512i mins[4];
     for (int p = 0; p < 4; ++p) mins[p] = _mm512_loadu_si512(t.mins[p]);
     for (int i = 0; i < rows; ++i, pairs += pairs_stride, dx += n_blocks, acc += 16) {
-        const __m512i sum = _mm512_add_epi32(_mm512_slli_epi32(_mm512_loadu_si512(high[i]), 4), _mm512_loadu_si512(low[i]));
+        const __m512i sum = _mm512_add_epi32(_mm512_slli_epi32(_mm512_loadu_si512(high[i]), Shift), _mm512_loadu_si512(low[i]));
         __m512i min_sum = _mm512_setzero_si512();
 #pragma GCC unroll 4
         for (int p = 0; p < 4; ++p)  // broadcast from memory: a load, not a shuffle
@@ -164,7 +229,7 @@ inline void add_q4_k_tile(const int32_t (*high)[16], const int32_t (*low)[16], i
     }
 }
 
-// As add_q4_k_tile for Q6_K: d * (256 * high + low), times the row's d.
+// As add_k_mins_tile for Q6_K: d * (256 * high + low), times the row's d.
 inline void add_q6_k_tile(const int32_t (*high)[16], const int32_t (*low)[16], int rows, const Q6_KTiles& t,
                           const SuperblockRows& x, int64_t row0, int64_t b, float* acc) {
     const int64_t n_blocks = x.k / kSuperBlock;
@@ -177,21 +242,39 @@ inline void add_q6_k_tile(const int32_t (*high)[16], const int32_t (*low)[16], i
     }
 }
 
-// What the driver below needs of a type: its groups, their unpacking and float step, whether the
-// high plane is signed, and decode's product for fewer rows than a tile is worth.
+// What the driver below needs of a type: the unpacking of super-block b of 16 weight rows (group gi
+// of the rows at w) and its float step, whether the high plane is signed, and decode's product for
+// fewer rows than a tile is worth (and, for rows as they lie, for rows past the last 16).
+template <class Group>
+const Group& group_superblock(const void* w, int64_t ldw, int gi, int64_t b) {
+    return reinterpret_cast<const Group*>(static_cast<const uint8_t*>(w) + gi * kGroupRows * ldw)[b];
+}
 struct Q4_KAmx {
-    using Group = Q4_KGroup;
     using Tiles = Q4_KTiles;
     static constexpr bool kSignedHigh = false;
-    static void unpack(const Group& g, Tiles& t) { unpack_q4_k_tiles(g, t); }
-    static constexpr auto add_tile = &add_q4_k_tile;
+    static void unpack(const void* w, int64_t ldw, int gi, int64_t b, Tiles& t) {
+        unpack_q4_k_tiles(group_superblock<Q4_KGroup>(w, ldw, gi, b), t);
+    }
+    static constexpr auto add_tile = &add_k_mins_tile<4>;
     static constexpr SuperblockGemmFn decode = &q4_k_groups_superblock_gemm;
 };
+struct Q5_KAmx {
+    using Tiles = Q4_KTiles;
+    static constexpr bool kSignedHigh = false;
+    static void unpack(const void* w, int64_t ldw, int gi, int64_t b, Tiles& t) {
+        thread_local Q5_KGathered gathered;
+        gather_q5_k(static_cast<const uint8_t*>(w) + gi * kGroupRows * ldw, ldw, b, gathered);
+        unpack_q5_k_tiles(gathered, t);
+    }
+    static constexpr auto add_tile = &add_k_mins_tile<3>;
+    static constexpr SuperblockGemmFn decode = &superblock_gemm<Q5_K>;
+};
 struct Q6_KAmx {
-    using Group = Q6_KGroup;
     using Tiles = Q6_KTiles;
     static constexpr bool kSignedHigh = true;
-    static void unpack(const Group& g, Tiles& t) { unpack_q6_k_tiles(g, t); }
+    static void unpack(const void* w, int64_t ldw, int gi, int64_t b, Tiles& t) {
+        unpack_q6_k_tiles(group_superblock<Q6_KGroup>(w, ldw, gi, b), t);
+    }
     static constexpr auto add_tile = &add_q6_k_tile;
     static constexpr SuperblockGemmFn decode = &q6_k_groups_superblock_gemm;
 };
@@ -231,13 +314,18 @@ void tile_products(const int8_t* a0, const int8_t* a1, const typename T::Tiles& 
 }
 
 // superblock_gemm on groups of T for the amx set: tiles from kAmxMinTokens activation rows on,
-// decode's group tiles below. Block by block of activation rows and columns, each group's
-// super-blocks are unpacked once and pass over the block's rows.
+// decode's product below. Block by block of activation rows and columns, each group's
+// super-blocks are unpacked once and pass over the block's rows. Rows past the last whole group
+// (only where rows are read as they lie) take decode's product.
 template <class T>
 void groups_amx_gemm(const SuperblockRows& x, int n, const void* w, int64_t ldw, int rows, float* y, int64_t ldy) {
     if (n < kAmxMinTokens) return T::decode(x, n, w, ldw, rows, y, ldy);
     const int64_t n_blocks = x.k / kSuperBlock;
     const int groups = rows / kGroupRows, n_tiles = (n + kTileRows - 1) / kTileRows;
+    if (const int rest = rows - groups * kGroupRows)
+        T::decode(x, n, static_cast<const uint8_t*>(w) + int64_t(groups) * kGroupRows * ldw, ldw, rest,
+                  y + groups * kGroupRows, ldy);
+    if (!groups) return;
     struct alignas(64) TileRows {  // one tile's 16 rows of a super-block
         int8_t bytes[kTileRows * kSuperBlock];
     };
@@ -257,9 +345,8 @@ void groups_amx_gemm(const SuperblockRows& x, int n, const void* w, int64_t ldw,
             copy_activation_tiles(x, n, row0, tiles, b0, nb, a_tiles);
             for (int b = 0; b < nb; ++b)
                 for (int gi = 0; gi < groups; ++gi) {
-                    const auto* group = reinterpret_cast<const typename T::Group*>(static_cast<const uint8_t*>(w) + gi * kGroupRows * ldw);
                     typename T::Tiles& t = unpacked[0];
-                    T::unpack(group[b0 + b], t);
+                    T::unpack(w, ldw, gi, b0 + b, t);
                     float* group_acc = acc.data() + gi * tiles * kTileRows * 16;
                     for (int tile = 0; tile < tiles; tile += 2) {
                         const int8_t* a0 = a_tiles + (int64_t(tile) * nb + b) * kTileRows * kSuperBlock;
@@ -283,6 +370,7 @@ void groups_amx_gemm(const SuperblockRows& x, int n, const void* w, int64_t ldw,
 }
 
 constexpr SuperblockGemmFn q4_k_groups_amx_gemm = &groups_amx_gemm<Q4_KAmx>;
+constexpr SuperblockGemmFn q5_k_amx_gemm = &groups_amx_gemm<Q5_KAmx>;  // on rows as they lie
 constexpr SuperblockGemmFn q6_k_groups_amx_gemm = &groups_amx_gemm<Q6_KAmx>;
 
 // peak_probe's int8 half in the amx set: tile products into 4 independent C tiles, operands loaded

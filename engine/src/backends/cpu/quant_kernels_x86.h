@@ -668,12 +668,13 @@ Kernels with_quantized(Kernels k) {
 }
 
 #if defined(LLAMADESK_CPU_AMX)
-// The amx set: Q4_K and Q6_K groups take super-block activations for any number of rows (tiles
-// from kAmxMinTokens on), so their panels are never used. A prefill item reads every activation
-// row once from L3 or memory, so its rows are many.
+// The amx set: Q4_K and Q6_K groups, and Q5_K rows, take super-block activations for any number
+// of rows (tiles from kAmxMinTokens on), so their panels are never used. A prefill item reads every
+// activation row once from L3 or memory, so its rows are many.
 Kernels with_amx(Kernels k) {
     k.interleaved[int(DType::Q4_K)].on_groups = {nullptr, nullptr, nullptr, q4_k_groups_amx_gemm, INT_MAX, 512};
     k.interleaved[int(DType::Q6_K)].on_groups = {nullptr, nullptr, nullptr, q6_k_groups_amx_gemm, INT_MAX, 512};
+    k.types[int(DType::Q5_K)] = {nullptr, &quantized_gemm<Q5_K>, nullptr, q5_k_amx_gemm, INT_MAX, 512};
     k.peak_probe = [](bool int8, int64_t iterations) { return int8 ? amx_peak_probe(iterations) : peak_probe(false, iterations); };
     return k;
 }
