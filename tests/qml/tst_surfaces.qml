@@ -113,7 +113,7 @@ Item {
             settings.open()
             tryCompare(settings, "opened", true)
             testApp.appearance.theme = theme
-            wait(50)
+            waitForRendering(w.contentItem)  // the popups take the palette one event later
             bad = bad.concat(checkWindow(w, "Settings"))
             settings.close()
             tryCompare(settings, "visible", false)
@@ -147,17 +147,19 @@ Item {
             for (const name of ["exportDialog", "folderDialog", "fileDialog"]) {
                 const dialog = findChild(w, name)
                 dialog.open()
-                wait(300)
+                tryVerify(() => dialog.visible)
+                waitForRendering(w.contentItem)
                 bad = bad.concat(checkWindow(w, name))
                 dialog.close()
-                wait(50)
+                tryVerify(() => !dialog.visible)
             }
 
             const models = findChild(w, "modelsPage")
             models.open()
-            wait(300)
+            tryCompare(models, "opened", true)
             bad = bad.concat(checkWindow(w, "Models page"))
             models.close()
+            tryCompare(models, "visible", false)
 
             for (const line of bad)
                 console.warn(line)  // QTest folds a long message
