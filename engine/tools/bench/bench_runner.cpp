@@ -1,5 +1,6 @@
 #include "bench_runner.h"
 
+#include "backends/cpu/cpu_backend.h"
 #include "bench_clock.h"
 #include "sampling/sampler.h"
 
@@ -24,6 +25,23 @@ double median_seconds(int repeats, bool cpu_time, F&& run) {
     }
     std::sort(s.begin(), s.end());
     return s[s.size() / 2];
+}
+
+// One more pass of `run` (tokens tokens) with the CPU pool counting its busy time: the threads'
+// time not running items, per token; -1 where the backend has no pool.
+template <class F>
+double thread_wait_ms_per_token(Backend& backend, F&& run, int tokens) {
+    auto* cpu = dynamic_cast<cpu::CpuBackend*>(&backend);
+    if (!cpu) return -1;
+    cpu::ThreadPool& pool = cpu->thread_pool();
+    pool.set_counting(true);
+    const uint64_t busy_before = pool.busy_ns();
+    const double start = now_seconds(false);
+    run();
+    const double wall = now_seconds(false) - start;
+    const double busy = double(pool.busy_ns() - busy_before) * 1e-9;
+    pool.set_counting(false);
+    return std::max(0.0, pool.size() * wall - busy) * 1e3 / tokens;
 }
 
 }  // namespace
@@ -69,8 +87,11 @@ BenchResults run_benchmarks(Backend& backend, const Checkpoint& ckpt, const Benc
             for (int i = 0; i < plan.decode_tokens; ++i) run(pos + i, 1);
         });
         const double per_token = s / plan.decode_tokens;
+        const double wait = thread_wait_ms_per_token(backend, [&] {
+            for (int i = 0; i < plan.decode_tokens; ++i) run(pos + i, 1);
+        }, plan.decode_tokens);
         const double no_cache = median_seconds(std::min(plan.repeats, 3), plan.cpu_time, [&] { run(0, pos + 1); });
-        results.decode.push_back({pos, 1.0 / per_token, per_token * 1e3, no_cache * 1e3, weight_bytes / per_token});
+        results.decode.push_back({pos, 1.0 / per_token, per_token * 1e3, no_cache * 1e3, weight_bytes / per_token, wait});
     }
 
     // The sampler over the logits of the last decoded token, as generation calls it once a token.

@@ -19,6 +19,10 @@ struct DecodeResult {
     double ms_per_token;
     double no_cache_ms_per_token;  // recomputing the whole prefix for each token
     double weight_bytes_per_s;   // weight bytes streamed per second while decoding
+    // CPU: per token, the time the pool's threads spent not running items (threads x the step,
+    // less their busy time: waiting for each other and idle while the step's serial work runs),
+    // summed over threads; -1 on other backends
+    double thread_wait_ms_per_token = -1;
 };
 
 struct BatchResult {

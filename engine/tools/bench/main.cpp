@@ -154,12 +154,18 @@ void print_text(const Options& o, const Checkpoint& ckpt, const Backend& backend
         std::printf("memory     %.2f GB/s read bandwidth (%d threads, vector XOR over 1 GiB, best of 5)\n", bandwidth / 1e9, threads);
     std::printf("weights    %.1f MB read per decoded token\n\n", double(ckpt.weight_bytes_per_token()) / 1e6);
     for (const auto& p : r.prefill) std::printf("prefill %5d tokens   %9.1f tok/s\n", p.tokens, p.tokens_per_s);
-    std::printf("\n%-10s %10s %12s %14s %12s %10s %8s\n", "decode at", "tok/s", "ms/token", "no-cache ms", "cache gain",
-                "weight GB/s", "of bw");
-    for (const auto& d : r.decode)
-        std::printf("%-10d %10.1f %12.2f %14.2f %11.1fx %10.2f %7.0f%%\n", d.position, d.tokens_per_s, d.ms_per_token,
+    std::printf("\n%-10s %10s %12s %14s %12s %10s %8s %14s\n", "decode at", "tok/s", "ms/token", "no-cache ms", "cache gain",
+                "weight GB/s", "of bw", "threads wait");
+    for (const auto& d : r.decode) {
+        std::printf("%-10d %10.1f %12.2f %14.2f %11.1fx %10.2f %7.0f%%", d.position, d.tokens_per_s, d.ms_per_token,
                     d.no_cache_ms_per_token, d.no_cache_ms_per_token / d.ms_per_token, d.weight_bytes_per_s / 1e9,
                     100.0 * d.weight_bytes_per_s / bandwidth);
+        // summed over the threads: of threads x ms/token, the share they spent not running items
+        if (d.thread_wait_ms_per_token >= 0)
+            std::printf(" %8.2f ms %3.0f%%", d.thread_wait_ms_per_token,
+                        100.0 * d.thread_wait_ms_per_token / (threads * d.ms_per_token));
+        std::printf("\n");
+    }
     std::printf("\nsampling   %.1f us per token over %d logits (defaults: top-k 40, top-p 0.95, min-p 0.05); "
                 "%.1f us with top-p alone; %.1f us greedy\n",
                 r.sampling.default_us, c.vocab_size, r.sampling.top_p_only_us, r.sampling.greedy_us);
@@ -192,9 +198,9 @@ void print_json(const Options& o, const Checkpoint& ckpt, const Backend& backend
     for (size_t i = 0; i < r.decode.size(); ++i) {
         const auto& d = r.decode[i];
         std::printf("%s{\"position\": %d, \"tokens_per_s\": %.2f, \"ms_per_token\": %.4f, \"no_cache_ms_per_token\": %.4f, "
-                    "\"weight_bytes_per_s\": %.0f, \"bandwidth_ratio\": %.4f}",
+                    "\"weight_bytes_per_s\": %.0f, \"bandwidth_ratio\": %.4f, \"thread_wait_ms_per_token\": %.4f}",
                     i ? ", " : "", d.position, d.tokens_per_s, d.ms_per_token, d.no_cache_ms_per_token,
-                    d.weight_bytes_per_s, d.weight_bytes_per_s / bandwidth);
+                    d.weight_bytes_per_s, d.weight_bytes_per_s / bandwidth, d.thread_wait_ms_per_token);
     }
     std::printf("], \"sampling_us\": {\"default\": %.2f, \"top_p_only\": %.2f, \"greedy\": %.2f}",
                 r.sampling.default_us, r.sampling.top_p_only_us, r.sampling.greedy_us);

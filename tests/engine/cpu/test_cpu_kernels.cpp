@@ -601,6 +601,29 @@ private slots:
         }
     }
 
+    // The bench's thread-wait figure: with counting on, the pool sums the time its threads spent in
+    // items (here items that sleep 20 ms: at least their 8 x 20 ms, at most the threads' wall time);
+    // off, it counts nothing.
+    void thread_pool_counts_busy_time_when_asked() {
+        ThreadPool pool(2);
+        auto sleepy = [&pool](int n) {
+            pool.parallel_for(n, [](int64_t, int) { std::this_thread::sleep_for(std::chrono::milliseconds(20)); });
+        };
+        sleepy(4);
+        QCOMPARE(pool.busy_ns(), uint64_t(0));
+        pool.set_counting(true);
+        const auto start = std::chrono::steady_clock::now();
+        sleepy(8);
+        const auto wall = std::chrono::steady_clock::now() - start;
+        pool.set_counting(false);
+        const uint64_t busy = pool.busy_ns();
+        QVERIFY2(busy >= 8 * 20'000'000ull, qPrintable(QString::number(busy)));
+        QVERIFY2(busy <= uint64_t(pool.size()) * uint64_t(std::chrono::nanoseconds(wall).count()),
+                 qPrintable(QString::number(busy)));
+        sleepy(4);
+        QCOMPARE(pool.busy_ns(), busy);
+    }
+
     // LLAMADESK_ISA forces a kernel set everywhere; one this CPU lacks is refused, naming those it runs.
     void chosen_kernels_follow_llamadesk_isa() {
         const QByteArray saved = qgetenv("LLAMADESK_ISA");

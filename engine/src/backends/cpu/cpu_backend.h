@@ -27,6 +27,8 @@ public:
     void* kv_pool_data() { return kv_pool_.get(); }
     // The checkpoint's tensors this backend holds its own interleaved copy of (interleave_weights).
     const std::vector<TensorView>& copied_weights() const { return copied_; }
+    // Its worker threads, for the bench's figure of how long they wait.
+    ThreadPool& thread_pool() { return pool_; }
 
 private:
     struct Norms {  // f32 copies of the small norm vectors

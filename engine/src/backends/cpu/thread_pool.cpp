@@ -1,5 +1,7 @@
 #include "backends/cpu/thread_pool.h"
 
+#include <chrono>
+
 namespace llamadesk::cpu {
 
 namespace {
@@ -71,7 +73,15 @@ void ThreadPool::work(uint32_t job, int thread) {
         if (uint32_t(unclaimed >> 32) != job || (unclaimed & 0xffffffffu) == 0) return;
         if (!unclaimed_.compare_exchange_weak(unclaimed, unclaimed - 1, std::memory_order_acq_rel)) continue;
         const int64_t n_items = n_items_.load(std::memory_order_relaxed);
-        call_(fn_, n_items - int64_t(unclaimed & 0xffffffffu), thread);
+        if (counting_.load(std::memory_order_relaxed)) {
+            const auto start = std::chrono::steady_clock::now();
+            call_(fn_, n_items - int64_t(unclaimed & 0xffffffffu), thread);
+            busy_ns_.fetch_add(uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                            std::chrono::steady_clock::now() - start).count()),
+                               std::memory_order_relaxed);
+        } else {
+            call_(fn_, n_items - int64_t(unclaimed & 0xffffffffu), thread);
+        }
         if (done_items_.fetch_add(1, std::memory_order_acq_rel) + 1 == uint32_t(n_items)) {
             { std::lock_guard<std::mutex> lock(sleep_mutex_); }  // a sleeping caller sees the count or the notify
             sleep_.notify_all();

@@ -23,6 +23,12 @@ public:
 
     int size() const { return int(workers_.size()) + 1; }
 
+    // While counting is on, the pool sums the time its threads spend running items: the bench's
+    // figure of how long threads wait per token (size() x the wall time, less this). Off, items run
+    // without a clock read.
+    void set_counting(bool on) { counting_.store(on, std::memory_order_relaxed); }
+    uint64_t busy_ns() const { return busy_ns_.load(std::memory_order_relaxed); }
+
     // Calls fn(item, thread) for every item in [0, n_items), thread in [0, size()); returns when
     // all are done. Not reentrant: one job at a time, from one calling thread.
     template <class F>
@@ -51,6 +57,8 @@ private:
     alignas(64) std::atomic<uint64_t> unclaimed_{0};  // (job id << 32) | items not yet claimed
     alignas(64) std::atomic<uint32_t> done_items_{0};
     std::atomic<bool> stop_{false};
+    std::atomic<bool> counting_{false};
+    alignas(64) std::atomic<uint64_t> busy_ns_{0};
     std::mutex sleep_mutex_;
     std::condition_variable sleep_;
 };
