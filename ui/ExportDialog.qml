@@ -68,10 +68,11 @@ Dialog {
                 onClicked: folderPicker.open()
             }
         }
+        // Emptied rather than hidden: Qt 6.4's layouts do not place an item shown after it started
+        // hidden.
         Label {
             objectName: "exportReplaces"
-            visible: dialog.visible && dialog.transfer.exists(dialog.target)
-            text: qsTr("That file exists: Export replaces it.")
+            text: dialog.visible && dialog.transfer.exists(dialog.target) ? qsTr("That file exists: Export replaces it.") : ""
             color: Theme.danger
             wrapMode: Text.Wrap
             Layout.fillWidth: true

@@ -227,6 +227,10 @@ Item {
             const name = testApp.transfer.suggestedName(0, "md")
             compare(field.text, testApp.transfer.suggestedPath(0, "md"))
             compare(field.selectedText, name.slice(0, -".md".length))
+            const replaces = findChild(dialog.contentItem, "exportReplaces")
+            field.text = scratchFolder + "/typed folder/" + name
+            compare(replaces.text, "")  // not written yet
+            field.text = testApp.transfer.suggestedPath(0, "md")
             field.selectAll()
             const folder = scratchFolder + "/typed folder"
             for (const c of folder + "/")
@@ -238,7 +242,7 @@ Item {
             dialog.start("md", 0)
             tryCompare(dialog, "opened", true)
             field.text = folder + "/" + name
-            verify(findChild(dialog.contentItem, "exportReplaces").visible)
+            verify(replaces.text.length > 0)
             dialog.reject()
         }
 
