@@ -13,6 +13,7 @@ import json
 import os
 import random
 import re
+import shutil
 import socket
 import subprocess
 import tempfile
@@ -85,6 +86,21 @@ class Server:
             raise RuntimeError("llamadesk-server did not stop within 20 s of SIGTERM")
         if code != 0:
             raise RuntimeError(f"llamadesk-server ended with {code}: {self.proc.stderr.read()}")
+
+
+_random_model = None
+
+
+def random_model():
+    """A synthetic 110M of random weights in Q4_0 (written once by llamadesk-bench): it ends an answer
+    only at its context's end, 1024 tokens on, so an answer outlasts whatever the test does meanwhile."""
+    global _random_model
+    if _random_model is None:
+        path = os.path.join(tempfile.mkdtemp(), "random-110m.gguf")
+        subprocess.run([ARGS.bench, "--synthetic", "110M", "--dtype", "q4_0", "--write-gguf", path],
+                       check=True, capture_output=True)
+        _random_model = path
+    return _random_model
 
 
 def request(port, method, path, body=None, headers=None, timeout=120):
@@ -244,11 +260,14 @@ class Keys(unittest.TestCase):
 
 
 class Busy(unittest.TestCase):
+    """The one place must stay taken while the second request comes: the built-in model can end its
+    answer first on a busy machine, so the answer is the random model's, 1000 tokens long."""
+
     def test_full_queue_is_429_with_retry_after(self):
-        server = Server("--parallel", "1", "--queue", "0")
+        server = Server("--model", random_model(), "--parallel", "1", "--queue", "0")
         try:
             client = server.client()
-            stream = client.chat.completions.create(**chat(QUESTIONS[1], max_tokens=200), stream=True)
+            stream = client.chat.completions.create(**chat("Go on.", max_tokens=1000), stream=True)
             next(iter(stream))  # the one place is taken
             with self.assertRaises(openai.RateLimitError) as busy:
                 client.chat.completions.create(**chat(QUESTIONS[2]))
@@ -382,14 +401,10 @@ class Http(unittest.TestCase):
 
 class Disconnect(unittest.TestCase):
     """A client that leaves mid-answer stops it, and its blocks go back to the pool. The answer must
-    outlast the client, so the model is one of random weights (a synthetic 110M in Q4_0, written by
-    llamadesk-bench), which ends an answer only at the context's end, 1024 tokens on."""
+    outlast the client, so the model is the random one."""
 
     def test_disconnect_mid_stream_gives_the_blocks_back(self):
-        path = os.path.join(tempfile.mkdtemp(), "random-110m.gguf")
-        subprocess.run([ARGS.bench, "--synthetic", "110M", "--dtype", "q4_0", "--write-gguf", path],
-                       check=True, capture_output=True)
-        server = Server("--model", path)
+        server = Server("--model", random_model())
         try:
             before = server.metrics()
             s = socket.create_connection(("127.0.0.1", server.port))
@@ -415,7 +430,6 @@ class Disconnect(unittest.TestCase):
             self.assertEqual(server.health()[0], 200)
         finally:
             server.close()
-            os.remove(path)
 
 
 class Concurrency(unittest.TestCase):
@@ -476,4 +490,8 @@ if __name__ == "__main__":
     parser.add_argument("--model", required=True)
     parser.add_argument("--bench", required=True, help="llamadesk-bench, which writes random-weight models")
     ARGS, rest = parser.parse_known_args()
-    unittest.main(argv=[sys.argv[0], "-v", *rest])
+    try:
+        unittest.main(argv=[sys.argv[0], "-v", *rest])
+    finally:
+        if _random_model:
+            shutil.rmtree(os.path.dirname(_random_model), ignore_errors=True)
