@@ -165,22 +165,28 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(finished(*d), 60000);
         QCOMPARE(d->state(), State::Done);
         QCOMPARE(sha256_of(d->file()), model_sha256_);
-        // Each GET after the first asks for the bytes from where the last one stopped (Qt's own
-        // resend may take one of the server's two drops, so there are two or three).
+        // Each GET with a Range asks for the bytes from where the last one stopped. Qt resends a
+        // request itself, from the start and without a Range, when a connection drops before the
+        // reply's first bytes reached the downloader (seen in a busy run: the server had sent 1 MB
+        // of it), so a GET without a Range starts the count again.
         const QList<QJsonObject> gets = cdn_gets(server_.log());
         QVERIFY(gets.size() >= 2);
         QVERIFY(gets[0]["range"].isNull());
-        qint64 sent = 0;
+        qint64 sent = 0;  // the bytes the downloader holds, by the server's log
+        int resumed = 0;
         for (const QJsonObject& g : gets) {
-            if (sent > 0) {
+            if (g["range"].isNull()) {
+                sent = 0;
+            } else {
                 QCOMPARE(g["range"].toString(), "bytes=" + QString::number(sent) + "-");
                 QCOMPARE(g["if_range"].toString(), "\"" + model_sha256_ + "\"");  // guarded by the ETag
                 QCOMPARE(g["status"].toInt(), 206);
+                ++resumed;
             }
             sent += g["bytes_sent"].toInteger();
         }
-        QCOMPARE(gets[1]["range"].toString(), QString("bytes=1000000-"));
-        QCOMPARE(sent, kSize);  // no byte twice
+        QVERIFY(resumed >= 1);
+        QCOMPARE(sent, kSize);  // no byte twice after the last start
     }
 
     void wrongSha256IsRefusedAndDeleted() {
