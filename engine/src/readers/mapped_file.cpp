@@ -55,12 +55,20 @@ void MappedFile::move_to_memory(uint64_t from, uint64_t to) const {
     if (!data_ || to <= from || available_memory_bytes() < int64_t(to - from) + (int64_t(1) << 30)) return;
     const uint64_t n = to - from;
     uint8_t* const target = const_cast<uint8_t*>(data_) + from;
-    void* copy = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (copy == MAP_FAILED) return;
+    // The copy lies as the target does within a 2 MiB page, so that the 2 MiB pages it is asked
+    // for (core/host_memory.h says why decode wants them) move whole to the file's addresses.
+    constexpr uint64_t kHugePage = uint64_t(2) << 20;
+    void* const reserved = ::mmap(nullptr, n + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (reserved == MAP_FAILED) return;
+    const uint64_t lead = (reinterpret_cast<uintptr_t>(target) - reinterpret_cast<uintptr_t>(reserved)) & (kHugePage - 1);
+    uint8_t* const copy = static_cast<uint8_t*>(reserved) + lead;
+    if (lead) ::munmap(reserved, lead);
+    ::munmap(copy + n, kHugePage - lead);
+    ::madvise(copy, n, MADV_HUGEPAGE);  // advice only
     constexpr uint64_t kChunk = uint64_t(64) << 20;
     for (uint64_t at = 0; at < n; at += kChunk) {
         const uint64_t chunk = std::min(kChunk, n - at);
-        std::memcpy(static_cast<uint8_t*>(copy) + at, target + at, chunk);
+        std::memcpy(copy + at, target + at, chunk);
         ::madvise(target + at, chunk, MADV_DONTNEED);  // copied: the mapped pages go
     }
     // the copy replaces the mapping at its addresses (MREMAP_FIXED unmaps what was there)

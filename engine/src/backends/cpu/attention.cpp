@@ -48,15 +48,18 @@ void gather_transposed(const KvStorage& kv, BlockTableView table, int layer, int
     }
 }
 
-// The keys or values of the block holding position pos (nothing past n_ctx), asked for into the
-// caches: a head's rows in one block are a few KiB, and blocks lie anywhere in the pool, so the
-// hardware's prefetchers, which follow a run of lines within a page, start cold at every block.
+// The first lines of the keys or values of the block holding position pos (nothing past n_ctx),
+// asked for into the caches: a head's rows in one block are a few KiB, and blocks lie anywhere in
+// the pool, so the hardware's prefetchers, which follow a run of lines within a page, start cold at
+// every block. Once started they fetch the rest of the run; asking for every line cost more load
+// slots than it saved (llamadesk-attention-bench, 8B shape at 4096).
 constexpr int kPrefetchBlocks = 2;
+constexpr int64_t kPrefetchBytes = 1024;
 void prefetch_block(const KvStorage& kv, BlockTableView table, int layer, int k_or_v, int kv_head, int pos, int n_ctx) {
     if (pos >= n_ctx) return;
     const int block_size = kv.layout.block_size;
     const auto* rows = static_cast<const char*>(kv.row(kv_slot(table.blocks, block_size, pos).block, layer, k_or_v, kv_head, 0));
-    const int64_t bytes = int64_t(std::min(block_size, n_ctx - pos)) * kv.row_bytes();
+    const int64_t bytes = std::min(kPrefetchBytes, int64_t(std::min(block_size, n_ctx - pos)) * kv.row_bytes());
     for (int64_t at = 0; at < bytes; at += 64) __builtin_prefetch(rows + at);
 }
 

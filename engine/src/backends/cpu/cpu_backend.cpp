@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <new>
 #include <thread>
 
 
@@ -81,15 +80,15 @@ void CpuBackend::interleave_weights(const Checkpoint& ckpt) {
         const InterleavedKernels& kernels = kernels_.interleaved[int(w.dtype)];
         if (!kernels.interleave || w.rows % group != 0 || w.interleaved_rows) return;
         if (available_memory_bytes() < w.n_bytes() + (int64_t(1) << 30)) return;
-        std::unique_ptr<std::byte[]> copy(new (std::nothrow) std::byte[size_t(w.n_bytes())]);
-        if (!copy) return;
+        MappedMemory copy(size_t(w.n_bytes()));
+        if (!copy.data()) return;
         const int64_t ldw = w.row_bytes();
         pool_.parallel_for(w.rows / group, [&](int64_t g, int) {
-            kernels.interleave(w.row(g * group), ldw, w.cols, copy.get() + g * group * ldw);
+            kernels.interleave(w.row(g * group), ldw, w.cols, copy.data() + g * group * ldw);
         });
         copied_.push_back(w);
         if (ckpt.release_pages) ckpt.release_pages(w);
-        w.data = copy.get();
+        w.data = copy.data();
         w.interleaved_rows = group;
         copies_.push_back(std::move(copy));
     };
@@ -116,21 +115,19 @@ void CpuBackend::allocate_kv_storage(const KvLayout& layout, int n_blocks) {
     // Asking for more than the machine has cannot succeed; refuse before trying (an allocator may
     // otherwise overcommit, or abort under a sanitizer).
     if (bytes > physical_memory_bytes()) out_of_memory("more than the machine's memory");
-    // Left uninitialized on purpose: the allocator maps a large block without touching it, so its
-    // pages become resident as blocks are first written and the pool costs what is used of it.
-    std::unique_ptr<std::byte[]> pool(new (std::nothrow) std::byte[size_t(std::max<int64_t>(bytes, 1))]);
-    if (!pool) out_of_memory("the allocation failed");
+    MappedMemory pool(size_t(std::max<int64_t>(bytes, 1)));
+    if (!pool.data()) out_of_memory("the system refused the mapping");
     kv_pool_ = std::move(pool);
 }
 
 void CpuBackend::copy_kv_block_out(int32_t block, std::byte* out) const {
     const int64_t bytes = kv_bytes_per_block(kv_layout());
-    std::memcpy(out, kv_pool_.get() + block * bytes, size_t(bytes));
+    std::memcpy(out, kv_pool_.data() + block * bytes, size_t(bytes));
 }
 
 void CpuBackend::copy_kv_block_in(int32_t block, const std::byte* in) {
     const int64_t bytes = kv_bytes_per_block(kv_layout());
-    std::memcpy(kv_pool_.get() + block * bytes, in, size_t(bytes));
+    std::memcpy(kv_pool_.data() + block * bytes, in, size_t(bytes));
 }
 
 void CpuBackend::forward_chunk(std::span<const int32_t> tokens, int start_pos, BlockTableView table,
@@ -154,7 +151,7 @@ void CpuBackend::decode_batch_chunk(std::span<const BatchToken> batch, float* lo
 void CpuBackend::forward_segments(std::span<const int32_t> tokens, std::span<const Segment> segments, float* logits,
                                   bool all_logits) {
     const ModelConfig& c = model_config();
-    const KvStorage kv{kv_pool_.get(), kv_dtype(), kv_layout()};
+    const KvStorage kv{kv_pool_.data(), kv_dtype(), kv_layout()};
     const int n = int(tokens.size());
     const int dim = c.dim, kv_dim = c.kv_dim(), hidden = c.hidden_dim;
 

@@ -12,6 +12,7 @@
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/layer_ops.h"
 #include "backends/cpu/thread_pool.h"
+#include "core/host_memory.h"
 
 namespace llamadesk::cpu {
 
@@ -24,7 +25,7 @@ public:
     std::string device_description() const override;
     // The pool's storage (n_blocks * layout.block_elements() elements of kv_dtype()), for tests
     // that poison it.
-    void* kv_pool_data() { return kv_pool_.get(); }
+    void* kv_pool_data() { return kv_pool_.data(); }
     // The checkpoint's tensors this backend holds its own interleaved copy of (interleave_weights).
     const std::vector<TensorView>& copied_weights() const { return copied_; }
     // Its worker threads, for the bench's figure of how long they wait.
@@ -60,7 +61,7 @@ private:
 
     ModelWeights weights_;
     std::vector<TensorView> copied_;                     // as the checkpoint has them
-    std::vector<std::unique_ptr<std::byte[]>> copies_;   // their interleaved copies
+    std::vector<MappedMemory> copies_;                  // their interleaved copies
     std::shared_ptr<const void> storage_;  // keeps the weights' memory alive
     const Kernels& kernels_;
     ThreadPool pool_;
@@ -69,7 +70,7 @@ private:
     std::vector<Norms> norms_;     // (n_layers)
     std::vector<float> final_norm_;
 
-    std::unique_ptr<std::byte[]> kv_pool_;  // (kv_pool_blocks(), kv_layout().block_elements()) of kv_dtype()
+    MappedMemory kv_pool_;  // (kv_pool_blocks(), kv_layout().block_elements()) of kv_dtype()
 
     // Activations of up to chunk_tokens() tokens, the chunk forward() splits longer calls into.
     std::vector<float> x_;    // (chunk_tokens(), dim) residual stream

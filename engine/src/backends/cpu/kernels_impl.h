@@ -61,7 +61,9 @@ void gemm_tile(const float* x, int64_t ldx, const typename WeightElement<K>::typ
         }
     }
     // Horizontal sums four accumulators at a time (one shuffle network instead of four), then
-    // the k % W elements the vectors did not cover.
+    // the k % W elements the vectors did not cover. Unrolled so that the accumulators stay in
+    // registers (a loop over j indexes them at run time, which spills them all to the stack).
+#pragma GCC unroll 8
     for (int j = 0; j < RN; ++j) {
         Simd::V column[4] = {Simd::zero(), Simd::zero(), Simd::zero(), Simd::zero()};
 #pragma GCC unroll 4
