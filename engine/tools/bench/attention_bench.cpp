@@ -96,12 +96,13 @@ int main(int argc, char** argv) {
         std::mt19937 rng(7);
         std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
         const MappedMemory pool_memory(static_cast<size_t>(pool_bytes));  // as the CPU backend allocates its pool
-        if (!pool_memory.data()) fail(ErrorCode::OutOfMemory, "no memory for a pool of " + std::to_string(pool_bytes) + " bytes");
+        if (!pool_memory.data())
+            fail(ErrorCode::OutOfMemory, "no memory for a pool of " + std::to_string(pool_bytes) + " bytes");
         {
             std::vector<float> values(size_t(layout.block_elements()));
             for (float& v : values) v = dist(rng);
             for (int64_t b = 0; b < n_blocks; ++b)
-                type->from_f32(values.data(), reinterpret_cast<char*>(pool_memory.data()) + b * type->bytes(int64_t(values.size())),
+                type->from_f32(values.data(), pool_memory.data() + b * type->bytes(int64_t(values.size())),
                                int64_t(values.size()));
         }
         const KvStorage kv{pool_memory.data(), type->dtype, layout};
@@ -129,7 +130,7 @@ int main(int argc, char** argv) {
             double best = 1e30;
             for (int r = 0; r < o.runs; ++r) {
                 for (int layer = 0; layer < o.layers; ++layer)
-                    attention.run(pool, *kernels, layer, q.data(), 1, other.n_blocks * 16 - 1, kv, other, out.data());
+                    attention.run(pool, *kernels, layer, q.data(), 1, other.n_blocks * layout.block_size - 1, kv, other, out.data());
                 const Clock::time_point start = Clock::now();
                 for (int layer = 0; layer < o.layers; ++layer)
                     attention.run(pool, *kernels, layer, q.data(), 1, ctx - 1, kv, table, out.data());
