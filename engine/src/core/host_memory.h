@@ -11,11 +11,12 @@ int64_t physical_memory_bytes();
 // page cache that can be dropped), or the free pages where /proc/meminfo cannot be read.
 int64_t available_memory_bytes();
 
-// Zeroed memory mapped from the system, for what the CPU backend streams through (the KV pool,
+// Memory mapped from the system, for what the CPU backend streams through (the KV pool,
 // weights copied at load): its pages become resident as they are first written, so a pool costs
 // what is used of it, and are asked for as 2 MiB pages (MADV_HUGEPAGE, which Linux's default
 // "madvise" setting honours). With 4 KiB pages, attention's run of a few KiB in each of thousands of
-// blocks, and decode's stream of gigabytes of weights, take a TLB miss every page.
+// blocks, and decode's stream of gigabytes of weights, take a TLB miss every page. Under
+// AddressSanitizer it is the sanitizer's heap instead (not zeroed), whose red zones guard the end.
 class MappedMemory {
 public:
     MappedMemory() = default;
@@ -29,6 +30,8 @@ public:
     std::byte* data() const { return data_; }
 
 private:
+    void release();
+
     std::byte* data_ = nullptr;
     size_t bytes_ = 0;
 };
