@@ -5,6 +5,8 @@
 #include <QString>
 #include <QTest>
 
+#include "core/sanitizer.h"
+
 namespace llamadesk::test {
 
 // True in the build under AddressSanitizer + UndefinedBehaviorSanitizer (installer/test.sh), which
@@ -12,15 +14,7 @@ namespace llamadesk::test {
 // shapes and many repetitions that the normal build keeps. There the heaviest tests run smaller
 // shapes, shorter sequences or fewer repetitions of the same code path, each choosing with this
 // one switch and saying so in its output, so that none takes over 120 s on 2 cores.
-// The compiler says so (-fsanitize=address: gcc's macro, clang's feature test), so no build can
-// get it wrong.
-#if defined(__SANITIZE_ADDRESS__)
-inline constexpr bool kSanitizerBuild = true;
-#elif defined(__has_feature)
-inline constexpr bool kSanitizerBuild = __has_feature(address_sanitizer);
-#else
-inline constexpr bool kSanitizerBuild = false;
-#endif
+inline constexpr bool kSanitizerBuild = kAddressSanitizer;  // core/sanitizer.h
 // `normal`, or in the sanitizer build `reduced`, with a line in the test's output that names what
 // was reduced and both figures: a smaller run is never a silent one.
 int normal_or_reduced(int normal, int reduced, const char* what);

@@ -1,4 +1,5 @@
 #include "core/host_memory.h"
+#include "core/sanitizer.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -24,13 +25,7 @@ int64_t available_memory_bytes() {
 
 // Under AddressSanitizer the memory comes from its allocator instead, whose red zones catch an
 // access past the end; a mapping has none, and the pages' size does not matter there.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kFromAllocator = true;
-#elif defined(__has_feature)
-constexpr bool kFromAllocator = __has_feature(address_sanitizer);
-#else
-constexpr bool kFromAllocator = false;
-#endif
+constexpr bool kFromAllocator = kAddressSanitizer;
 
 MappedMemory::MappedMemory(size_t bytes) {
     if (kFromAllocator) {

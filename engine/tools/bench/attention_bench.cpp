@@ -2,8 +2,8 @@
 // a model around it. For one token at each context length it runs every layer's grouped-query
 // attention (the 8B Llama 3 shape by default: 32 layers, 32 query heads, 8 kv heads of 128) and
 // prints the time per token and the bytes of keys and values read per second, against what the
-// same threads read from memory. The pool holds the context and as much again, so nothing of it
-// stays in the caches between layers; --shuffled gives the context's blocks in random order, as a
+// same threads read from memory. The pool holds the context and as much again, read between runs,
+// so that none of the context is left in the caches when a run starts; --shuffled gives the context's blocks in random order, as a
 // pool shared by many conversations hands them out.
 #include <algorithm>
 #include <chrono>
@@ -18,6 +18,7 @@
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/kv_storage.h"
 #include "backends/cpu/thread_pool.h"
+#include "cache/kv_cache_type.h"
 #include "core/error.h"
 #include "core/host_memory.h"
 #include "memory_bandwidth.h"
@@ -40,7 +41,8 @@ const char* usage() {
 struct Options {
     int threads = 2, layers = 32, heads = 32, kv_heads = 8, head_dim = 128, runs = 5;
     bool shuffled = false;
-    std::string isa, kv_type = "f16";
+    std::string isa;
+    KvCacheType kv_type = KvCacheType::F16;
     std::vector<int> contexts = {16, 1000, 4096};
 };
 
@@ -49,7 +51,7 @@ Options parse_options(int argc, char** argv) {
     const bool run = tools::read_options(argc, argv, usage(), [&](const std::string& arg, const std::string& value) {
         if (arg == "--threads") o.threads = tools::parse_int(arg, value);
         else if (arg == "--isa") o.isa = value;
-        else if (arg == "--kv-type") o.kv_type = value;
+        else if (arg == "--kv-type") o.kv_type = tools::parse_kv_type(arg, value);
         else if (arg == "--ctx") o.contexts = tools::parse_int_list(arg, value);
         else if (arg == "--layers") o.layers = tools::parse_int(arg, value);
         else if (arg == "--heads") o.heads = tools::parse_int(arg, value);
@@ -79,9 +81,7 @@ int main(int argc, char** argv) {
         const Options o = parse_options(argc, argv);
         const Kernels* kernels = o.isa.empty() ? &chosen_kernels() : kernels_for(o.isa.c_str());
         if (!kernels) fail(ErrorCode::InvalidArgument, "this CPU or build has no kernel set '" + o.isa + "'");
-        const WeightType* type = weight_type_by_name(o.kv_type);
-        if (!type || (type->dtype != DType::F16 && type->dtype != DType::F32 && type->dtype != DType::Q8_0))
-            fail(ErrorCode::InvalidArgument, "--kv-type is f16, f32 or q8_0, not '" + o.kv_type + "'");
+        const WeightType* type = &weight_type(kv_dtype_of(o.kv_type));
 
         ModelConfig config;
         config.n_layers = o.layers;
