@@ -38,6 +38,7 @@ CpuFeatures detect() {
     f.avx512vnni = zmm && (c & (1u << 11));
     const bool tile_state = (xcr0_lo & 0x60000u) == 0x60000u;  // XTILECFG and XTILEDATA
     f.amx_int8 = tile_state && (d & (1u << 24)) && (d & (1u << 25));  // AMX-TILE, AMX-INT8
+    f.amx_bf16 = f.amx_int8 && (d & (1u << 22));                       // AMX-BF16
     return f;
 }
 #else

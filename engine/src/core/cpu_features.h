@@ -9,6 +9,7 @@ struct CpuFeatures {
     bool avx2 = false, fma = false, f16c = false;
     bool avx512f = false, avx512bw = false, avx512vl = false, avx512vnni = false;
     bool amx_int8 = false;  // the CPU has AMX tiles and their int8 products, and the OS saves tile state
+    bool amx_bf16 = false;  // ... and their bf16 products
 };
 
 const CpuFeatures& cpu_features();

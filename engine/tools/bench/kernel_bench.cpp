@@ -7,7 +7,8 @@
 // Each figure is the best of several timed runs, so a busy neighbour on a shared machine shows
 // as fewer good runs rather than a slower figure. "of peak" divides the multiply-adds by what the
 // same threads reach in a loop of nothing but the set's own multiply instruction (Kernels::
-// peak_probe: int8 dots or tile products for block types, float FMAs for float types).
+// peak_probe: int8 dots or tile products for block types; bf16 tile products for float types
+// where the set multiplies them so, else float FMAs).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -120,15 +121,15 @@ Copies make_copies(const std::vector<uint8_t>& stored, const TensorView& w, cons
 
 // Multiply-adds per second of the kernel set's own instruction on every thread at once (the best
 // of 3 runs of about 50 ms).
-double peak_macs(ThreadPool& pool, const Kernels& kernels, bool int8) {
+double peak_macs(ThreadPool& pool, const Kernels& kernels, Kernels::Multiply multiply) {
     using Clock = std::chrono::steady_clock;
     std::vector<double> rates(size_t(pool.size()));
     double best = 0.0;
     for (int run = 0; run < 3; ++run) {
         pool.parallel_for(pool.size(), [&](int64_t i, int) {
-            const int64_t iterations = int8 ? 200000 : 2000000;
+            const int64_t iterations = multiply == Kernels::Multiply::Float ? 2000000 : 200000;
             const Clock::time_point start = Clock::now();
-            const uint64_t macs = kernels.peak_probe(int8, iterations);
+            const uint64_t macs = kernels.peak_probe(multiply, iterations);
             rates[size_t(i)] = double(macs) / std::chrono::duration<double>(Clock::now() - start).count();
         });
         double total = 0.0;
@@ -157,8 +158,11 @@ int main(int argc, char** argv) {
                     "weight GB/s");
         for (const std::string& isa : o.isas) {
             const Kernels* kernels = kernels_for(isa.c_str());
-            const double peak_int8 = peak_macs(pool, *kernels, true), peak_float = peak_macs(pool, *kernels, false);
-            std::printf("%-11s peak: %.0f GMAC/s int8, %.0f GMAC/s float\n", isa.c_str(), peak_int8 * 1e-9, peak_float * 1e-9);
+            const double peak_int8 = peak_macs(pool, *kernels, Kernels::Multiply::Int8),
+                         peak_bf16 = peak_macs(pool, *kernels, Kernels::Multiply::Bf16),
+                         peak_float = peak_macs(pool, *kernels, Kernels::Multiply::Float);
+            std::printf("%-11s peak: %.0f GMAC/s int8, %.0f GMAC/s bf16, %.0f GMAC/s float\n", isa.c_str(),
+                        peak_int8 * 1e-9, peak_bf16 * 1e-9, peak_float * 1e-9);
             for (const std::string& name : o.types) {
                 const WeightType* type = weight_type_by_name(name);
                 std::vector<uint8_t> bytes(size_t(type->bytes(int64_t(values.size()))));
@@ -172,7 +176,10 @@ int main(int argc, char** argv) {
                         for (const TensorView& v : copies.views) products.push_back({x.data(), o.cols, &v, y.data(), o.rows});
                         const double s = time_product(pool, *kernels, n, products, o.runs);
                         const double macs = double(n) * o.rows * o.cols / s;
-                        const double peak = kernels->types[int(type->dtype)].quantized_gemm ? peak_int8 : peak_float;
+                        const TypeKernels& entry = kernels->types[int(type->dtype)];
+                        const double peak = entry.quantized_gemm                               ? peak_int8
+                                            : entry.bf16_tile_gemm && n >= kBf16TileMinTokens ? peak_bf16
+                                                                                              : peak_float;
                         std::printf("%-11s %-6s %-7s %6d %12.2f %7.1f%% %12.2f\n", isa.c_str(), type->name,
                                     interleave ? "groups" : "rows", n, macs * 1e-9, 100.0 * macs / peak,
                                     double(bytes.size()) / s * 1e-9);

@@ -219,6 +219,14 @@ Interleaved interleave(const Kernels& kernels, const Weights& w) {
     return out;
 }
 
+// x (n rows of k) as a set's product on dtype weights reads it: rounded to bf16 where it takes bf16
+// tiles, else as given.
+std::vector<float> as_read(const Kernels& kernels, DType dtype, std::vector<float> x, int n, int k) {
+    if (kernels.types[int(dtype)].bf16_tile_gemm && n >= kBf16TileMinTokens && k % kBf16Step == 0)
+        for (float& v : x) v = bf16_to_f32(f32_to_bf16(v));
+    return x;
+}
+
 void add_isa_rows() {
     QTest::addColumn<QString>("isa");
     for (const char* isa : kernel_set_names()) QTest::newRow(isa) << QString::fromLatin1(isa);
@@ -282,8 +290,8 @@ private slots:
                     const Matmul products[] = {{xa.data(), 64, &a.view, ya.data(), 50},
                                                {xb.data(), 1000, &b.view, yb.data(), 301}};
                     matmuls(pool, kernels, n, products);
-                    compare(ya, reference_gemm(xa, a, n), 1e-5);
-                    compare(yb, reference_gemm(xb, b, n), 1e-5);
+                    compare(ya, reference_gemm(as_read(kernels, dtype, xa, n, 64), a, n), 1e-5);
+                    compare(yb, reference_gemm(as_read(kernels, dtype, xb, n, 1000), b, n), 1e-5);
                 }
         }
     }
@@ -415,6 +423,42 @@ private slots:
         }
         if (std::string_view(kernels.isa) != "generic") QCOMPARE(types_with_path, 3);
         if (!types_with_path) QSKIP("this kernel set has no super-block products");
+    }
+
+    // F16 and BF16 from 16 activation rows on, where a set takes AMX-BF16 tiles: the exact weights
+    // (F16 as its two bf16 planes) times the activations rounded to bf16, up to float rounding, with
+    // x's rows further apart than k; one and two tiles of activation rows and of weight rows, tails
+    // of both, several chunks of columns, and the 8B model's row lengths.
+    void bf16_tile_gemm_matches_rounded_reference_data() { add_isa_rows(); }
+    void bf16_tile_gemm_matches_rounded_reference() {
+        FETCH_KERNELS(kernels);
+        if (!kernels.pack_bf16_tiles) QSKIP("this kernel set (or CPU) has no bf16 tile products");
+        struct Size { int n, rows, k; };
+        const Size sizes[] = {{16, 16, 32}, {16, 1, 64},    {17, 15, 96},    {32, 32, 256},  {33, 17, 288},
+                              {48, 45, 512}, {70, 33, 1024}, {100, 64, 4096}, {16, 7, 14336}, {20, 300, 4096}};
+        for (DType dtype : {DType::F16, DType::BF16}) {
+            const Bf16TileGemmFn gemm = kernels.types[int(dtype)].bf16_tile_gemm;
+            QVERIFY(gemm);
+            ErrorNorm accuracy;
+            for (const Size& sz : sizes) {
+                const QString what = QStringLiteral("%1 n=%2 rows=%3 k=%4").arg(weight_type(dtype).name).arg(sz.n).arg(sz.rows).arg(sz.k);
+                const Weights w = make_weights(dtype, sz.rows, sz.k, uint32_t(sz.n * 7 + sz.k));
+                const std::vector<float> x = random_floats(size_t(sz.n * sz.k), uint32_t(sz.rows + 300));
+                const int64_t ldx = sz.k + 5;
+                std::vector<float> xs(size_t(sz.n * ldx), NAN);
+                for (int t = 0; t < sz.n; ++t) std::copy_n(x.begin() + t * sz.k, sz.k, xs.begin() + t * ldx);
+                const int tiles = (sz.n + kBf16TileRows - 1) / kBf16TileRows;
+                std::vector<uint32_t> pairs(size_t(tiles) * sz.k / 2 * kBf16TileRows);
+                kernels.pack_bf16_tiles(xs.data(), ldx, sz.n, sz.k, pairs.data());
+                check_product(what, sz.n, w, x, as_read(kernels, dtype, x, sz.n, sz.k), accuracy, [&](float* y, int64_t ldy) {
+                    gemm(Bf16Tiles{pairs.data(), sz.k}, sz.n, w.view.data, sz.k, sz.rows, y, ldy);
+                });
+                if (QTest::currentTestFailed()) return;
+            }
+            if (!(accuracy.relative() <= 1e-2))
+                QFAIL(qPrintable(QStringLiteral("%1: relative error %2 against unrounded activations")
+                                     .arg(weight_type(dtype).name).arg(accuracy.relative())));
+        }
     }
 
     // Weights regrouped at load (Kernels::interleaved): decode (super-block activations, up to

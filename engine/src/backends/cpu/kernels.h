@@ -59,6 +59,21 @@ struct QuantizedRows {
 using QuantizedGemmFn = void (*)(const QuantizedRows& x, int n, const void* w, int64_t ldw, int rows, int k,
                                  float* y, int64_t ldy);
 
+// Activation rows rounded to bf16 (nearest even) for AMX-BF16 tile products, laid out as the
+// tiles' second operand: per tile of 16 rows and step of 32 columns, 16 rows of 16 dwords where
+// dword (i, t) holds row t's columns 2i (low half) and 2i + 1. Tile T, step s at
+// pairs + (T * k / 32 + s) * 256; rows past the last are zeros.
+inline constexpr int kBf16TileRows = 16;
+inline constexpr int kBf16Step = 32;
+struct Bf16Tiles {
+    const uint32_t* pairs;
+    int64_t k;
+};
+
+// y[t * ldy + r] = x_t . w_r as GemmFn, x as bf16 tiles; k a multiple of 32, ldw in elements.
+using Bf16TileGemmFn = void (*)(const Bf16Tiles& x, int n, const void* w, int64_t ldw, int rows, float* y,
+                                int64_t ldy);
+
 // out[r * ldo + d] += sum_{j < m} p[r * ldp + j] * v[j * ldv + d]   for r < rows, d < n
 // (attention: probabilities times values); v of one float type (the KV cache's), widened in registers.
 using WeightedRowsFn = void (*)(const float* p, int64_t ldp, int rows, const void* v, int64_t ldv, int m, int n,
@@ -68,6 +83,7 @@ using WeightedRowsFn = void (*)(const float* p, int64_t ldp, int rows, const voi
 // (quantized_gemm); exactly one of the two is set. Float types also weight values (weighted_rows),
 // which is how attention reads a KV cache of that type. K-quant types may also take activations
 // quantized per super-block (superblock_gemm), which is used for up to superblock_max_tokens rows.
+// F16 and BF16 may take bf16 tiles (bf16_tile_gemm) from kBf16TileMinTokens rows on.
 struct TypeKernels {
     GemmFn gemm;
     QuantizedGemmFn quantized_gemm;
@@ -75,7 +91,9 @@ struct TypeKernels {
     SuperblockGemmFn superblock_gemm;
     int superblock_max_tokens;  // with superblock_gemm: up to this many rows (more take quantized_gemm)
     int prefill_item_rows;      // weight rows per thread's work item in a prefill; 0: a slice that stays in L2
+    Bf16TileGemmFn bf16_tile_gemm;
 };
+inline constexpr int kBf16TileMinTokens = 16;  // fewer rows than a tile take gemm
 
 // A type's kernels on weights regrouped at load so that lane r of each vector is row r of a group
 // of Kernels::interleave_rows rows (llama.cpp's repack), and how a group is made.
@@ -104,10 +122,16 @@ struct Kernels {
     void (*quantize_superblocks)(const float* x, int64_t ldx, int n, int64_t k, int8_t* q, float* d, int16_t* sums,
                                  int16_t* sums32);
 
+    // Rows x (n, k), ldx apart, into bf16 tiles at pairs as Bf16Tiles lays them out (whole tiles,
+    // zeros past row n); k a multiple of 32. Null where no type has a bf16_tile_gemm.
+    void (*pack_bf16_tiles)(const float* x, int64_t ldx, int n, int64_t k, uint32_t* pairs);
+
     // For the kernel bench's fraction of peak: `iterations` steps of a loop of independent products
-    // of the instruction this set's kernels multiply with (int8: the block types' dpbusd, maddubs or
-    // tile product; else float FMAs), with nothing else; returns the multiply-adds done.
-    uint64_t (*peak_probe)(bool int8, int64_t iterations);
+    // of the instruction this set's kernels multiply with (Int8: the block types' dpbusd, maddubs or
+    // tile product; Bf16: the float types' bf16 tile product where the set has one, else as Float;
+    // Float: FMAs), with nothing else; returns the multiply-adds done.
+    enum class Multiply { Float, Int8, Bf16 };
+    uint64_t (*peak_probe)(Multiply multiply, int64_t iterations);
 
     // y[0..n) = x[0..n) rounded to f16 (round to nearest even), for writing an f16 KV cache
     void (*to_f16)(const float* x, uint16_t* y, int64_t n);

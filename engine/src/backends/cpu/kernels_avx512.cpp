@@ -1,8 +1,8 @@
 // Kernels for AVX-512 F (compiled with -mavx512f; used only when the CPU has it). Compiled a second
 // time as kernels_avx512vnni.cpp with LLAMADESK_CPU_VNNI for CPUs with AVX-512 VNNI, BW and VL,
 // where the integer products of block types take one dpbusd and all 32 vector registers, and a
-// third as kernels_amx.cpp with LLAMADESK_CPU_AMX too, where the prefill of Q4_K and Q6_K takes tile
-// products.
+// third as kernels_amx.cpp with LLAMADESK_CPU_AMX too, where the prefill of the K-quants, F16 and
+// BF16 takes tile products.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backends/cpu/kernels.h"
+#include "core/cpu_features.h"
 #include "model/quant/blocks.h"
 
 namespace llamadesk::cpu {

@@ -221,7 +221,7 @@ Kernels with_quantized(Kernels k) {
     set(DType::Q6_K, &quantized_gemm<quant::BlockQ6_K, 8>);
     k.quantize_rows = &quantize_rows;
     // the block types' dots are plain multiply-adds here too
-    k.peak_probe = [](bool, int64_t iterations) { return float_peak_probe(iterations); };
+    k.peak_probe = [](Kernels::Multiply, int64_t iterations) { return float_peak_probe(iterations); };
     return k;
 }
 

@@ -373,9 +373,9 @@ Kernels make_kernels(const char* isa) {
     k.isa = isa;
     k.tile_rows = Simd::TN;
     k.block_tile_rows = Simd::TN;  // with_quantized sets the block types' own
-    k.types[int(DType::F32)] = TypeKernels{&gemm<WeightKind::F32>, nullptr, &weighted_rows<WeightKind::F32>, nullptr, 0, 0};
-    k.types[int(DType::F16)] = TypeKernels{&gemm<WeightKind::F16>, nullptr, &weighted_rows<WeightKind::F16>, nullptr, 0, 0};
-    k.types[int(DType::BF16)] = TypeKernels{&gemm<WeightKind::BF16>, nullptr, &weighted_rows<WeightKind::BF16>, nullptr, 0, 0};
+    k.types[int(DType::F32)] = TypeKernels{&gemm<WeightKind::F32>, nullptr, &weighted_rows<WeightKind::F32>, nullptr, 0, 0, nullptr};
+    k.types[int(DType::F16)] = TypeKernels{&gemm<WeightKind::F16>, nullptr, &weighted_rows<WeightKind::F16>, nullptr, 0, 0, nullptr};
+    k.types[int(DType::BF16)] = TypeKernels{&gemm<WeightKind::BF16>, nullptr, &weighted_rows<WeightKind::BF16>, nullptr, 0, 0, nullptr};
     k.types[int(DType::Q8_0)].weighted_rows = &weighted_rows_q8_0;
     k.to_f16 = &to_f16;
     k.softmax = &softmax;

@@ -373,10 +373,11 @@ constexpr SuperblockGemmFn q4_k_groups_amx_gemm = &groups_amx_gemm<Q4_KAmx>;
 constexpr SuperblockGemmFn q5_k_amx_gemm = &groups_amx_gemm<Q5_KAmx>;  // on rows as they lie
 constexpr SuperblockGemmFn q6_k_groups_amx_gemm = &groups_amx_gemm<Q6_KAmx>;
 
-// peak_probe's int8 half in the amx set: tile products into 4 independent C tiles, operands loaded
-// once.
-uint64_t amx_peak_probe(int64_t iterations) {
-    alignas(64) static const int8_t operand[16 * 64] = {};
+// peak_probe's tile half in the amx set: `products` (four tile products into C tiles 4 .. 7 of A
+// tiles 0, 1 and B tiles 2, 3, each of `macs` multiply-adds) in a loop, the operands loaded once.
+template <class Products>
+uint64_t tile_peak_probe(int64_t iterations, uint64_t macs, Products products) {
+    alignas(64) static const uint8_t operand[16 * 64] = {};
     configure_tiles();
     _tile_loadd(0, operand, 64);
     _tile_loadd(1, operand, 64);
@@ -386,16 +387,20 @@ uint64_t amx_peak_probe(int64_t iterations) {
     _tile_zero(5);
     _tile_zero(6);
     _tile_zero(7);
-    for (int64_t it = 0; it < iterations; ++it) {
-        _tile_dpbsud(4, 0, 2);
-        _tile_dpbsud(5, 0, 3);
-        _tile_dpbsud(6, 1, 2);
-        _tile_dpbsud(7, 1, 3);
-    }
+    for (int64_t it = 0; it < iterations; ++it) products();
     alignas(64) int32_t sums[16][16];
     _tile_stored(4, sums, 64);
     _tile_release();
     volatile int32_t sink = sums[0][0];
     (void)sink;
-    return uint64_t(iterations) * 4 * 16 * 16 * 64;
+    return uint64_t(iterations) * 4 * macs;
+}
+
+uint64_t amx_peak_probe(int64_t iterations) {
+    return tile_peak_probe(iterations, 16 * 16 * 64, [] {
+        _tile_dpbsud(4, 0, 2);
+        _tile_dpbsud(5, 0, 3);
+        _tile_dpbsud(6, 1, 2);
+        _tile_dpbsud(7, 1, 3);
+    });
 }

@@ -612,11 +612,12 @@ void quantize_rows(const float* x, int64_t ldx, int n, int64_t k, int8_t* q, flo
 #include "backends/cpu/quant_interleaved_x86.h"
 #if defined(LLAMADESK_CPU_AMX)
 #include "backends/cpu/quant_amx_x86.h"
+#include "backends/cpu/float_amx_x86.h"
 #endif
 
 // peak_probe: the panels' byte dot (dpbusd, or maddubs and madd) on 8 independent accumulators.
-uint64_t peak_probe(bool int8, int64_t iterations) {
-    if (!int8) return float_peak_probe(iterations);
+uint64_t peak_probe(Kernels::Multiply multiply, int64_t iterations) {
+    if (multiply != Kernels::Multiply::Int8) return float_peak_probe(iterations);
     PanelVec::I acc[8];
     for (int i = 0; i < 8; ++i) acc[i] = PanelVec::zero_i();
     PanelVec::I weights;
@@ -654,10 +655,10 @@ Kernels with_quantized(Kernels k) {
     for (DType t : {DType::Q4_K, DType::Q5_K, DType::Q6_K}) k.types[int(t)].superblock_max_tokens = kSuperblockMaxTokens;
     k.interleave_rows = kGroupRows;
     k.interleaved[int(DType::Q4_K)] = {
-        {nullptr, &q4_k_groups_quantized_gemm, nullptr, &q4_k_groups_superblock_gemm, kSuperblockMaxTokens, 0},
+        {nullptr, &q4_k_groups_quantized_gemm, nullptr, &q4_k_groups_superblock_gemm, kSuperblockMaxTokens, 0, nullptr},
         &interleave_q4_k};
     k.interleaved[int(DType::Q6_K)] = {
-        {nullptr, &q6_k_groups_quantized_gemm, nullptr, &q6_k_groups_superblock_gemm, kSuperblockMaxTokens, 0},
+        {nullptr, &q6_k_groups_quantized_gemm, nullptr, &q6_k_groups_superblock_gemm, kSuperblockMaxTokens, 0, nullptr},
         &interleave_q6_k};
     k.quantize_rows = &quantize_rows;
     k.quantize_superblocks = &quantize_superblocks;
@@ -670,12 +671,23 @@ Kernels with_quantized(Kernels k) {
 #if defined(LLAMADESK_CPU_AMX)
 // The amx set: Q4_K and Q6_K groups, and Q5_K rows, take super-block activations for any number
 // of rows (tiles from kAmxMinTokens on), so their panels are never used. A prefill item reads every
-// activation row once from L3 or memory, so its rows are many.
+// activation row once from L3 or memory, so its rows are many. F16 and BF16 take bf16 tiles where
+// the CPU has AMX-BF16.
 Kernels with_amx(Kernels k) {
-    k.interleaved[int(DType::Q4_K)].on_groups = {nullptr, nullptr, nullptr, q4_k_groups_amx_gemm, INT_MAX, 512};
-    k.interleaved[int(DType::Q6_K)].on_groups = {nullptr, nullptr, nullptr, q6_k_groups_amx_gemm, INT_MAX, 512};
-    k.types[int(DType::Q5_K)] = {nullptr, &quantized_gemm<Q5_K>, nullptr, q5_k_amx_gemm, INT_MAX, 512};
-    k.peak_probe = [](bool int8, int64_t iterations) { return int8 ? amx_peak_probe(iterations) : peak_probe(false, iterations); };
+    k.interleaved[int(DType::Q4_K)].on_groups = {nullptr, nullptr, nullptr, q4_k_groups_amx_gemm, INT_MAX, 512, nullptr};
+    k.interleaved[int(DType::Q6_K)].on_groups = {nullptr, nullptr, nullptr, q6_k_groups_amx_gemm, INT_MAX, 512, nullptr};
+    k.types[int(DType::Q5_K)] = {nullptr, &quantized_gemm<Q5_K>, nullptr, q5_k_amx_gemm, INT_MAX, 512, nullptr};
+    if (cpu_features().amx_bf16) {  // F16 and BF16: bf16 tiles
+        k.types[int(DType::F16)].bf16_tile_gemm = &bf16_tile_gemm<WeightKind::F16>;
+        k.types[int(DType::BF16)].bf16_tile_gemm = &bf16_tile_gemm<WeightKind::BF16>;
+        for (DType t : {DType::F16, DType::BF16}) k.types[int(t)].prefill_item_rows = kBf16ItemRows;
+        k.pack_bf16_tiles = &pack_bf16_tiles;
+    }
+    k.peak_probe = [](Kernels::Multiply multiply, int64_t iterations) {
+        if (multiply == Kernels::Multiply::Int8) return amx_peak_probe(iterations);
+        if (multiply == Kernels::Multiply::Bf16 && cpu_features().amx_bf16) return amx_bf16_peak_probe(iterations);
+        return peak_probe(multiply, iterations);
+    };
     return k;
 }
 #endif
