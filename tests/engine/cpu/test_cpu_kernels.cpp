@@ -336,10 +336,13 @@ private slots:
         FETCH_KERNELS(kernels);
         struct Size { int n, rows, k; };
         // n >= 8 takes interleaved panels of 16 weight rows where the kernel set has them: whole and
-        // partial panels, and activation rows that are not a multiple of the pass
-        const Size sizes[] = {{1, 1, 256},  {1, 13, 512}, {2, 5, 256},   {4, 4, 256},  {5, 7, 512},
-                              {9, 11, 256}, {1, 3, 96},   {3, 9, 224},   {7, 6, 32},   {8, 16, 256},
-                              {13, 37, 512}, {20, 33, 96}, {31, 17, 224}, {48, 19, 512}, {33, 16, 256}};
+        // partial panels, and activation rows that are not a multiple of the pass; n >= 16 takes
+        // tiles where the set has them for the type (amx's Q8_0, Q4_0): one and two tiles, tails,
+        // a block of 16 tiles and more, and more than one chunk of 32 blocks of columns
+        const Size sizes[] = {{1, 1, 256},   {1, 13, 512},  {2, 5, 256},    {4, 4, 256},   {5, 7, 512},
+                              {9, 11, 256},  {1, 3, 96},    {3, 9, 224},    {7, 6, 32},    {8, 16, 256},
+                              {13, 37, 512}, {20, 33, 96},  {31, 17, 224},  {48, 19, 512}, {33, 16, 256},
+                              {16, 16, 32},  {17, 35, 1056}, {70, 48, 4096}, {300, 32, 512}};
         for (DType dtype : kBlockTypes) {
             const WeightType& type = weight_type(dtype);
             ErrorNorm accuracy;

@@ -190,18 +190,19 @@ inline void unpack_q6_k_tiles(const Q6_KGroup& g, Q6_KTiles& t) {
     _mm512_storeu_ps(t.d, GroupVec::halves(g.d));
 }
 
-// Activation rows [row0, row0 + 16 tiles) at super-blocks [b0, b0 + nb) copied so that a tile's
-// 16 rows of one super-block are one run of 4 KiB (out[tile][b][row][256]), with zeros for rows
-// from n on. In place, rows k bytes apart (k is a multiple of 4096 in the 8B model) fall in one
-// set of L1 and would evict each other.
-void copy_activation_tiles(const SuperblockRows& x, int n, int64_t row0, int tiles, int64_t b0, int nb, int8_t* out) {
+// Activation rows [row0, row0 + tiles * 16) of q (rows k bytes apart) at blocks [b0, b0 + nb) of
+// Block bytes copied so that a tile's 16 rows of one block are one run (out[tile][b][row][Block]),
+// with zeros for rows from n on. In place, rows k bytes apart (k is a multiple of 4096 in the 8B
+// model) fall in one set of L1 and would evict each other.
+template <int Block>
+void copy_activation_tiles(const int8_t* q, int64_t k, int n, int64_t row0, int tiles, int64_t b0, int nb, int8_t* out) {
     for (int tile = 0; tile < tiles; ++tile)
         for (int r = 0; r < kTileRows; ++r) {
             const int64_t row = row0 + tile * kTileRows + r;
             for (int b = 0; b < nb; ++b) {
-                int8_t* to = out + ((int64_t(tile) * nb + b) * kTileRows + r) * kSuperBlock;
-                if (row < n) __builtin_memcpy(to, x.q + row * x.k + (b0 + b) * kSuperBlock, kSuperBlock);
-                else __builtin_memset(to, 0, kSuperBlock);
+                int8_t* to = out + ((int64_t(tile) * nb + b) * kTileRows + r) * Block;
+                if (row < n) __builtin_memcpy(to, q + row * k + (b0 + b) * Block, Block);
+                else __builtin_memset(to, 0, Block);
             }
         }
 }
@@ -342,7 +343,7 @@ void groups_amx_gemm(const SuperblockRows& x, int n, const void* w, int64_t ldw,
         acc.assign(size_t(groups * tiles * kTileRows * 16), 0.0f);
         for (int64_t b0 = 0; b0 < n_blocks; b0 += kAmxBlockSuperblocks) {
             const int nb = int(std::min<int64_t>(kAmxBlockSuperblocks, n_blocks - b0));
-            copy_activation_tiles(x, n, row0, tiles, b0, nb, a_tiles);
+            copy_activation_tiles<kSuperBlock>(x.q, x.k, n, row0, tiles, b0, nb, a_tiles);
             for (int b = 0; b < nb; ++b)
                 for (int gi = 0; gi < groups; ++gi) {
                     typename T::Tiles& t = unpacked[0];

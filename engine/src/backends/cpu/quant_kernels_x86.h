@@ -612,6 +612,7 @@ void quantize_rows(const float* x, int64_t ldx, int n, int64_t k, int8_t* q, flo
 #include "backends/cpu/quant_interleaved_x86.h"
 #if defined(LLAMADESK_CPU_AMX)
 #include "backends/cpu/quant_amx_x86.h"
+#include "backends/cpu/quant_blocks_amx_x86.h"
 #include "backends/cpu/float_amx_x86.h"
 #endif
 
@@ -670,13 +671,17 @@ Kernels with_quantized(Kernels k) {
 
 #if defined(LLAMADESK_CPU_AMX)
 // The amx set: Q4_K and Q6_K groups, and Q5_K rows, take super-block activations for any number
-// of rows (tiles from kAmxMinTokens on), so their panels are never used. A prefill item reads every
-// activation row once from L3 or memory, so its rows are many. F16 and BF16 take bf16 tiles where
+// of rows (tiles from kAmxMinTokens on), so their panels are never used; Q8_0 and Q4_0 take tiles
+// from kAmxMinTokens rows on, their panels below. A prefill item reads every activation row once
+// from L3 or memory, so its rows are many. F16 and BF16 take bf16 tiles where
 // the CPU has AMX-BF16.
 Kernels with_amx(Kernels k) {
     k.interleaved[int(DType::Q4_K)].on_groups = {nullptr, nullptr, nullptr, q4_k_groups_amx_gemm, INT_MAX, 512, nullptr};
     k.interleaved[int(DType::Q6_K)].on_groups = {nullptr, nullptr, nullptr, q6_k_groups_amx_gemm, INT_MAX, 512, nullptr};
     k.types[int(DType::Q5_K)] = {nullptr, &quantized_gemm<Q5_K>, nullptr, q5_k_amx_gemm, INT_MAX, 512, nullptr};
+    k.types[int(DType::Q8_0)].quantized_gemm = &blocks_amx_gemm<Q8_0Amx, &quantized_gemm<Q8_0>>;
+    k.types[int(DType::Q4_0)].quantized_gemm = &blocks_amx_gemm<Q4_0Amx, &quantized_gemm<Q4_0>>;
+    for (DType t : {DType::Q8_0, DType::Q4_0}) k.types[int(t)].prefill_item_rows = 512;
     if (cpu_features().amx_bf16) {  // F16 and BF16: bf16 tiles
         k.types[int(DType::F16)].bf16_tile_gemm = &bf16_tile_gemm<WeightKind::F16>;
         k.types[int(DType::BF16)].bf16_tile_gemm = &bf16_tile_gemm<WeightKind::BF16>;
