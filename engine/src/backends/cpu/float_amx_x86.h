@@ -153,6 +153,9 @@ void bf16_tile_gemm(const Bf16Tiles& x, int n, const void* weights, int64_t ldw,
     thread_local std::vector<Panel> panel(2);  // per A tile, its chunk's steps (the first kChunkSteps used)
     thread_local std::vector<float> sums;      // (tile, A tile) at (2 * tile + a) * 256: 16 rows by 16 tokens
     sums.resize(size_t(n_tiles + 1) * 2 * 256);
+    // (a thread_local's every use calls its wrapper: the loops below use plain pointers)
+    Panel* const chunk = panel.data();
+    float* const c = sums.data();
     const __m512i column = _mm512_mullo_epi32(_mm512_set1_epi32(kTileRows),
                                               _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
     configure_tiles();
@@ -164,14 +167,13 @@ void bf16_tile_gemm(const Bf16Tiles& x, int n, const void* weights, int64_t ldw,
                 for (int r = 0; r < kTileRows; ++r)
                     for (int s = 0; s < n_steps; ++s)
                         copy_weight_step<K>(w, ldw, r0 + a * kTileRows + r, rows, (s0 + s) * kBf16Step,
-                                            panel[size_t(a)][s][0].v[r], panel[size_t(a)][s][kPlanes - 1].v[r]);
+                                            chunk[a][s][0].v[r], chunk[a][s][kPlanes - 1].v[r]);
             for (int tile = 0; tile < n_tiles; tile += 2) {
                 const bool two = tile + 1 < n_tiles;
-                const auto* p = panel.data();
-                if (two_a && two) bf16_panel_pass<kPlanes, true, true>(x, steps, tile, s0, n_steps, p, sums.data());
-                else if (two_a) bf16_panel_pass<kPlanes, true, false>(x, steps, tile, s0, n_steps, p, sums.data());
-                else if (two) bf16_panel_pass<kPlanes, false, true>(x, steps, tile, s0, n_steps, p, sums.data());
-                else bf16_panel_pass<kPlanes, false, false>(x, steps, tile, s0, n_steps, p, sums.data());
+                if (two_a && two) bf16_panel_pass<kPlanes, true, true>(x, steps, tile, s0, n_steps, chunk, c);
+                else if (two_a) bf16_panel_pass<kPlanes, true, false>(x, steps, tile, s0, n_steps, chunk, c);
+                else if (two) bf16_panel_pass<kPlanes, false, true>(x, steps, tile, s0, n_steps, chunk, c);
+                else bf16_panel_pass<kPlanes, false, false>(x, steps, tile, s0, n_steps, chunk, c);
             }
         }
         // token t's outputs are column t % 16 of its tile's sums: a gather per token and A tile
@@ -179,8 +181,8 @@ void bf16_tile_gemm(const Bf16Tiles& x, int n, const void* weights, int64_t ldw,
             const int first = r0 + a * kTileRows, count = std::min(kTileRows, rows - first);
             const __mmask16 valid = __mmask16((1u << count) - 1);
             for (int t = 0; t < n; ++t) {
-                const float* c = sums.data() + (2 * (t / kTileRows) + a) * 256 + t % kTileRows;
-                _mm512_mask_storeu_ps(y + t * ldy + first, valid, _mm512_i32gather_ps(column, c, 4));
+                const float* sum = c + (2 * (t / kTileRows) + a) * 256 + t % kTileRows;
+                _mm512_mask_storeu_ps(y + t * ldy + first, valid, _mm512_i32gather_ps(column, sum, 4));
             }
         }
     }
