@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string_view>
 #include <vector>
@@ -464,10 +465,11 @@ private slots:
         }
     }
 
-    // Weights regrouped at load (Kernels::interleaved): decode (super-block activations, up to
-    // superblock_max_tokens rows) and prefill (panels) on the groups equal the dequantized weights
-    // times the activations the path reads, as the plain kernels; the 8B model's row lengths and
-    // activation rows around every pass.
+    // Weights regrouped at load (Kernels::interleaved): decode (the K-quants' super-block
+    // activations, up to superblock_max_tokens rows; Q4_0's blocks) and prefill (panels, tiles) on the
+    // groups equal the dequantized weights times the activations the path reads, as the plain
+    // kernels; the 8B model's row lengths, rows of odd numbers of blocks, and activation rows around
+    // every pass.
     void interleaved_gemm_matches_dequantized_data() { add_isa_rows(); }
     void interleaved_gemm_matches_dequantized() {
         FETCH_KERNELS(kernels);
@@ -475,25 +477,28 @@ private slots:
             QCOMPARE(std::string_view(kernels.isa), std::string_view("generic"));
             QSKIP("this kernel set has no interleaved layout");
         }
-        QVERIFY(kernels.interleaved[int(DType::Q4_K)].interleave && kernels.interleaved[int(DType::Q6_K)].interleave);
+        for (DType dtype : {DType::Q4_K, DType::Q6_K, DType::Q4_0}) QVERIFY(kernels.interleaved[int(dtype)].interleave);
         QCOMPARE(kernels.interleave_rows % kernels.block_tile_rows, 0);
         struct Size { int n, groups, k; };
         const Size sizes[] = {{1, 1, 256}, {1, 3, 4096}, {2, 2, 512},  {3, 1, 768},  {4, 1, 256},   {5, 2, 256},
                               {7, 1, 14336}, {8, 1, 256}, {13, 2, 512}, {9, 1, 4096}, {40, 3, 256},
                               // AMX: one tile, a pair and a tail, more than one block of rows
-                              {16, 1, 512}, {33, 2, 1024}, {100, 2, 512}, {70, 1, 4096}};
+                              {16, 1, 512}, {33, 2, 1024}, {100, 2, 512}, {70, 1, 4096},
+                              // blocks of 32 only: one block, an odd number, more than an AMX chunk
+                              {1, 2, 32}, {2, 1, 96}, {1, 1, 1056}, {9, 2, 96}, {17, 2, 1056}, {300, 1, 160}};
         for (DType dtype : kBlockTypes) {
             const InterleavedKernels& interleaved = kernels.interleaved[int(dtype)];
             if (!interleaved.interleave) continue;
             const WeightType& type = weight_type(dtype);
             ErrorNorm accuracy;
             for (const Size& sz : sizes) {
+                if (sz.k % type.block_elements) continue;
                 const int rows = sz.groups * kernels.interleave_rows;
                 const QString what = QStringLiteral("%1 interleaved n=%2 rows=%3 k=%4").arg(type.name).arg(sz.n).arg(rows).arg(sz.k);
                 const Weights w = make_block_weights(dtype, rows, sz.k, uint32_t(sz.n * 3 + sz.k + int(dtype)));
                 const Interleaved g = interleave(kernels, w);
                 const std::vector<float> x = random_floats(size_t(sz.n * sz.k), uint32_t(rows + 300));
-                if (sz.n <= interleaved.on_groups.superblock_max_tokens) {
+                if (interleaved.on_groups.superblock_gemm && sz.n <= interleaved.on_groups.superblock_max_tokens) {
                     const Superblocks q = quantize_superblocks(kernels, x, sz.n, sz.k);
                     check_product(what, sz.n, w, x, q.values, accuracy, [&](float* y, int64_t ldy) {
                         interleaved.on_groups.superblock_gemm(q.rows(), sz.n, g.view.data, g.view.row_bytes(), rows, y, ldy);
@@ -508,6 +513,53 @@ private slots:
             }
             if (!(accuracy.relative() <= 1e-2))
                 QFAIL(qPrintable(QStringLiteral("%1: relative error %2 against unquantized activations").arg(type.name).arg(accuracy.relative())));
+        }
+    }
+
+    // Sums kept in 16 bits (maddubs' pair sums without VNNI) must not overflow: every weight at
+    // its type's largest magnitude (every byte 0xff, the f16 scales 1) times activations that all
+    // quantize to 127, on the plain and the interleaved kernels, for decode, panels and tiles.
+    void largest_values_do_not_overflow_data() { add_isa_rows(); }
+    void largest_values_do_not_overflow() {
+        FETCH_KERNELS(kernels);
+        const int rows = 16, k = 512;
+        for (DType dtype : kBlockTypes) {
+            const WeightType& type = weight_type(dtype);
+            Weights w;
+            w.bytes.assign(size_t(type.bytes(int64_t(rows) * k)), 0xff);
+            for (int64_t block = 0; block < int64_t(rows) * k / type.block_elements; ++block)
+                for (const int16_t offset : type.f16_scales)
+                    if (offset >= 0) {
+                        const uint16_t one = 0x3c00;
+                        std::memcpy(w.bytes.data() + block * type.block_bytes + offset, &one, 2);
+                    }
+            w.values.resize(size_t(rows) * k);
+            type.to_f32(w.bytes.data(), w.values.data(), int64_t(w.values.size()));
+            w.view = TensorView{"w", dtype, rows, k, w.bytes.data()};
+            const bool groups = kernels.interleaved[int(dtype)].interleave != nullptr;
+            const Interleaved g = groups ? interleave(kernels, w) : Interleaved{};
+            for (int n : {1, 3, 8, 16, 20}) {
+                const std::vector<float> x(size_t(n * k), 1.0f);
+                for (const bool on_groups : {false, true}) {
+                    if (on_groups && !groups) continue;
+                    const TypeKernels& kt = on_groups ? kernels.interleaved[int(dtype)].on_groups : kernels.types[int(dtype)];
+                    const void* data = on_groups ? g.view.data : w.view.data;
+                    const QString what = QStringLiteral("%1%2 n=%3").arg(type.name, on_groups ? " interleaved" : "").arg(n);
+                    ErrorNorm accuracy;
+                    if (kt.superblock_gemm && n <= kt.superblock_max_tokens) {
+                        const Superblocks q = quantize_superblocks(kernels, x, n, k);
+                        check_product(what, n, w, x, q.values, accuracy, [&](float* y, int64_t ldy) {
+                            kt.superblock_gemm(q.rows(), n, data, w.view.row_bytes(), rows, y, ldy);
+                        });
+                    } else {
+                        const Quantized q = quantize(kernels, x, n, k);
+                        check_product(what, n, w, x, q.values, accuracy, [&](float* y, int64_t ldy) {
+                            kt.quantized_gemm(q.rows(), n, data, w.view.row_bytes(), rows, k, y, ldy);
+                        });
+                    }
+                    if (QTest::currentTestFailed()) return;
+                }
+            }
         }
     }
 
@@ -529,11 +581,13 @@ private slots:
                                            {x2.data(), 96, &e.view, ye.data(), 29}};
                 matmuls(pool, kernels, n, products);
                 if (kernels.interleave_rows) {  // groups split between the threads
-                    const Weights f = make_block_weights(DType::Q4_K, 5 * kernels.interleave_rows, 256, 8);
-                    const Interleaved g = interleave(kernels, f);
-                    std::vector<float> yg(size_t(n * f.view.rows));
-                    matmul(pool, kernels, n, {x1.data(), 256, &g.view, yg.data(), f.view.rows});
-                    compare(yg, reference_gemm(quantized_values(kernels, kernels.interleaved[int(DType::Q4_K)].on_groups, x1, n, 256), f, n), 1e-4);
+                    for (DType dtype : {DType::Q4_K, DType::Q4_0}) {
+                        const Weights f = make_block_weights(dtype, 5 * kernels.interleave_rows, 256, 8);
+                        const Interleaved g = interleave(kernels, f);
+                        std::vector<float> yg(size_t(n * f.view.rows));
+                        matmul(pool, kernels, n, {x1.data(), 256, &g.view, yg.data(), f.view.rows});
+                        compare(yg, reference_gemm(quantized_values(kernels, kernels.interleaved[int(dtype)].on_groups, x1, n, 256), f, n), 1e-4);
+                    }
                 }
                 const std::vector<float> q2 = quantize(kernels, x2, n, 96).values;
                 compare(ya, reference_gemm(quantized_values(kernels, kernels.types[int(DType::Q4_K)], x1, n, 256), a, n), 1e-4);

@@ -233,7 +233,7 @@ private slots:
         }
     }
 
-    // On x86, the CPU backend keeps its own interleaved copy of every Q4_K and Q6_K matrix whose rows
+    // On x86, the CPU backend keeps its own interleaved copy of every Q4_K, Q5_K, Q6_K and Q4_0 matrix whose rows
     // fill whole groups; the checkpoint's views of them stay the file's plain rows, mapped and not
     // moved, so the bytes are not held twice.
     void gguf_k_quant_matrices_are_held_once() {

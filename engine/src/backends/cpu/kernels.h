@@ -52,6 +52,11 @@ struct QuantizedRows {
     const float* d_sum;
     const int32_t* half_sums;
     int64_t k;
+
+    QuantizedRows from(int64_t t) const {  // the rows from row t on
+        return {q + t * k, d + t * (k / kActivationBlock), d_sum + t * (k / kActivationBlock),
+                half_sums + 4 * t * (k / kActivationBlock), k};
+    }
 };
 
 // y[t * ldy + r] = x_t . w_r as GemmFn, x quantized; w rows are ldw bytes apart, k a multiple of

@@ -1,4 +1,4 @@
-// Prefill of Q4_K and Q6_K groups, and of Q5_K rows, with AMX tile products: the amx set, which is
+// Prefill of Q4_K, Q5_K and Q6_K groups, and of Q5_K rows, with AMX tile products: the amx set, which is
 // the AVX-512 VNNI set (kernels_amx.cpp, LLAMADESK_CPU_AMX) with these products for 16 or more
 // activation rows. quant_kernels_x86.h includes it after the groups (quant_interleaved_x86.h).
 //
@@ -15,8 +15,9 @@
 //   Q4_K: (s >> 4) * q and (s & 15) * q, at most 45 and 225 (shift 4); the mins meet the
 //         activations' sums per 32 as in decode (16-bit pairs);
 //   Q5_K: q has a fifth bit, so (s >> 3) * q and (s & 7) * q, at most 217 each (shift 3); mins as
-//         Q4_K's. Q5_K has no interleaved copy: each super-block's 16 rows are gathered into the
-//         groups' layout where they lie (gather_q5_k), 44 gathers per 16 x 256 weights;
+//         Q4_K's. A Q5_K matrix that is not interleaved (rows not whole groups) has each
+//         super-block's 16 rows gathered into the groups' layout where they lie (gather_q5_k), 44
+//         gathers per 16 x 256 weights;
 //   Q6_K: s * (q - 32), -4064 .. 4096, as its two's-complement bytes: the high one signed, the
 //         low one unsigned (shift 8); the -32 is in the planes, so nothing else remains.
 //
@@ -78,16 +79,18 @@ inline void store_scaled(__m512i q, __m512i words, uint8_t* high, uint8_t* low) 
     _mm512_storeu_si512(low, _mm512_mullo_epi16(q, _mm512_and_si512(words, low_part)));
 }
 
-template <int m>
-void unpack_q4_k_run(const Q4_KGroup& g, const Q4_KGroupScales& s, Q4_KTiles& t) {
+// Chunks 2m and 2m + 1 of a group super-block of T (Q4_KValues, Q5_KValues) as the byte planes
+// of their values times their scales.
+template <class T, int Shift, int m>
+void unpack_k_run(const typename T::Group& g, const Q4_KGroupScales& s, Q4_KTiles& t) {
     const __m512i scales = m < 2 ? s.scale_lo : s.scale_hi;
     const __m512i first = scale_words<(2 * m) % 4>(scales), second = scale_words<(2 * m) % 4 + 1>(scales);
-    const __m512i low4 = _mm512_set1_epi32(0x0f0f0f0f);
 #pragma GCC unroll 8
     for (int c = 0; c < 8; ++c) {  // dword c of chunk 2m (low nibbles) and of chunk 2m + 1 (high)
-        const __m512i v = _mm512_loadu_si512(g.qs[m][c]);
-        store_scaled<4>(_mm512_and_si512(v, low4), first, t.high[m][c], t.low[m][c]);
-        store_scaled<4>(_mm512_and_si512(_mm512_srli_epi32(v, 4), low4), second, t.high[m][c + 8], t.low[m][c + 8]);
+        __m512i lo, hi;
+        T::values(g, m, c, lo, hi);
+        store_scaled<Shift>(lo, first, t.high[m][c], t.low[m][c]);
+        store_scaled<Shift>(hi, second, t.high[m][c + 8], t.low[m][c + 8]);
     }
 }
 
@@ -100,24 +103,18 @@ inline void store_k_mins(const Q4_KGroup& g, const Q4_KGroupScales& s, Q4_KTiles
     _mm512_storeu_ps(t.dmin, GroupVec::halves(g.dmin));
 }
 
-inline void unpack_q4_k_tiles(const Q4_KGroup& g, Q4_KTiles& t) {
-    const Q4_KGroupScales s = q4_k_group_scales(g);
-    unpack_q4_k_run<0>(g, s, t);
-    unpack_q4_k_run<1>(g, s, t);
-    unpack_q4_k_run<2>(g, s, t);
-    unpack_q4_k_run<3>(g, s, t);
-    store_k_mins(g, s, t);
+template <class T, int Shift>
+void unpack_k_tiles(const typename T::Group& group, Q4_KTiles& t) {
+    const Q4_KGroupScales s = q4_k_group_scales(T::fields(group));
+    unpack_k_run<T, Shift, 0>(group, s, t);
+    unpack_k_run<T, Shift, 1>(group, s, t);
+    unpack_k_run<T, Shift, 2>(group, s, t);
+    unpack_k_run<T, Shift, 3>(group, s, t);
+    store_k_mins(T::fields(group), s, t);
 }
 
-// A Q5_K super-block of 16 rows in the groups' layout: Q4_K's fields and each row's fifth bits
-// (qh[c][r]: dword c of row r's qh; bit j of its byte i is the fifth bit of element 32j + 4c + i).
-struct alignas(64) Q5_KGathered {
-    Q4_KGroup g;
-    uint8_t qh[8][kGroupRows][4];
-};
-
-// Super-block b of the 16 rows at w (ldw bytes apart), gathered dword by dword.
-inline void gather_q5_k(const uint8_t* w, int64_t ldw, int64_t b, Q5_KGathered& out) {
+// Super-block b of the 16 rows at w (ldw bytes apart) into a group's layout, gathered dword by dword.
+inline void gather_q5_k(const uint8_t* w, int64_t ldw, int64_t b, Q5_KGroup& out) {
     const __m512i rows = _mm512_mullo_epi32(_mm512_set1_epi32(int32_t(ldw)),
                                             _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
     const uint8_t* block = w + b * int64_t(sizeof(quant::BlockQ5_K));
@@ -134,32 +131,6 @@ inline void gather_q5_k(const uint8_t* w, int64_t ldw, int64_t b, Q5_KGathered& 
 #pragma GCC unroll 8
         for (int c = 0; c < 8; ++c)
             _mm512_storeu_si512(out.g.qs[m][c], gather(offsetof(quant::BlockQ5_K, qs) + 32 * m + 4 * c));
-}
-
-template <int m>
-void unpack_q5_k_run(const Q5_KGathered& q, const Q4_KGroupScales& s, Q4_KTiles& t) {
-    const __m512i scales = m < 2 ? s.scale_lo : s.scale_hi;
-    const __m512i first = scale_words<(2 * m) % 4>(scales), second = scale_words<(2 * m) % 4 + 1>(scales);
-    const __m512i low4 = _mm512_set1_epi32(0x0f0f0f0f), ones = _mm512_set1_epi32(0x01010101);
-#pragma GCC unroll 8
-    for (int c = 0; c < 8; ++c) {  // as unpack_q4_k_run, each value with its fifth bit (bit 2m, 2m + 1)
-        const __m512i v = _mm512_loadu_si512(q.g.qs[m][c]), h = _mm512_loadu_si512(q.qh[c]);
-        const __m512i lo = _mm512_or_si512(_mm512_and_si512(v, low4),
-                                           _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(h, 2 * m), ones), 4));
-        const __m512i hi = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(v, 4), low4),
-                                           _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(h, 2 * m + 1), ones), 4));
-        store_scaled<3>(lo, first, t.high[m][c], t.low[m][c]);
-        store_scaled<3>(hi, second, t.high[m][c + 8], t.low[m][c + 8]);
-    }
-}
-
-inline void unpack_q5_k_tiles(const Q5_KGathered& q, Q4_KTiles& t) {
-    const Q4_KGroupScales s = q4_k_group_scales(q.g);
-    unpack_q5_k_run<0>(q, s, t);
-    unpack_q5_k_run<1>(q, s, t);
-    unpack_q5_k_run<2>(q, s, t);
-    unpack_q5_k_run<3>(q, s, t);
-    store_k_mins(q.g, s, t);
 }
 
 // A Q6_K group super-block's values of 4 columns (q6_values) times their sub-block's scale words
@@ -254,20 +225,26 @@ struct Q4_KAmx {
     using Tiles = Q4_KTiles;
     static constexpr bool kSignedHigh = false;
     static void unpack(const void* w, int64_t ldw, int gi, int64_t b, Tiles& t) {
-        unpack_q4_k_tiles(group_superblock<Q4_KGroup>(w, ldw, gi, b), t);
+        unpack_k_tiles<Q4_KValues, 4>(group_superblock<Q4_KGroup>(w, ldw, gi, b), t);
     }
     static constexpr auto add_tile = &add_k_mins_tile<4>;
-    static constexpr SuperblockGemmFn decode = &q4_k_groups_superblock_gemm;
+    static constexpr SuperblockGemmFn decode = q4_k_groups_superblock_gemm;
 };
 struct Q5_KAmx {
     using Tiles = Q4_KTiles;
     static constexpr bool kSignedHigh = false;
     static void unpack(const void* w, int64_t ldw, int gi, int64_t b, Tiles& t) {
-        thread_local Q5_KGathered gathered;
-        gather_q5_k(static_cast<const uint8_t*>(w) + gi * kGroupRows * ldw, ldw, b, gathered);
-        unpack_q5_k_tiles(gathered, t);
+        unpack_k_tiles<Q5_KValues, 3>(group_superblock<Q5_KGroup>(w, ldw, gi, b), t);
     }
     static constexpr auto add_tile = &add_k_mins_tile<3>;
+    static constexpr SuperblockGemmFn decode = q5_k_groups_superblock_gemm;
+};
+struct Q5_KRowsAmx : Q5_KAmx {  // a matrix not interleaved: its rows gathered as they lie
+    static void unpack(const void* w, int64_t ldw, int gi, int64_t b, Tiles& t) {
+        thread_local Q5_KGroup gathered;
+        gather_q5_k(static_cast<const uint8_t*>(w) + gi * kGroupRows * ldw, ldw, b, gathered);
+        unpack_k_tiles<Q5_KValues, 3>(gathered, t);
+    }
     static constexpr SuperblockGemmFn decode = &superblock_gemm<Q5_K>;
 };
 struct Q6_KAmx {
@@ -371,7 +348,8 @@ void groups_amx_gemm(const SuperblockRows& x, int n, const void* w, int64_t ldw,
 }
 
 constexpr SuperblockGemmFn q4_k_groups_amx_gemm = &groups_amx_gemm<Q4_KAmx>;
-constexpr SuperblockGemmFn q5_k_amx_gemm = &groups_amx_gemm<Q5_KAmx>;  // on rows as they lie
+constexpr SuperblockGemmFn q5_k_groups_amx_gemm = &groups_amx_gemm<Q5_KAmx>;
+constexpr SuperblockGemmFn q5_k_amx_gemm = &groups_amx_gemm<Q5_KRowsAmx>;  // on rows as they lie
 constexpr SuperblockGemmFn q6_k_groups_amx_gemm = &groups_amx_gemm<Q6_KAmx>;
 
 // peak_probe's tile half in the amx set: `products` (four tile products into C tiles 4 .. 7 of A

@@ -48,19 +48,30 @@ struct Q8_0Amx {
         _mm512_store_ps(t.d, _mm512_cvtph_ps(_mm512_cvtepi32_epi16(d)));
     }
 };
+// q: the packed bytes 4j .. 4j + 3 of 16 Q4_0 rows; their elements 4j .. 4j + 3 (low nibbles) and
+// 16 + 4j .. (high) as signed bytes q - 8, into rows j and j + 4 of t.
+inline void store_q4_0_nibbles(__m512i q, int j, BlockTile& t) {
+    const __m512i low4 = _mm512_set1_epi8(0x0f), eight = _mm512_set1_epi8(8);
+    _mm512_store_si512(t.b[j], _mm512_sub_epi8(_mm512_and_si512(q, low4), eight));
+    _mm512_store_si512(t.b[j + 4], _mm512_sub_epi8(_mm512_and_si512(_mm512_srli_epi32(q, 4), low4), eight));
+}
 struct Q4_0Amx {
     using Block = quant::BlockQ4_0;
     static void unpack(const uint8_t* w, __m512i rows, int64_t b, BlockTile& t) {
         const uint8_t* block = w + b * int64_t(sizeof(Block));
-        const __m512i low4 = _mm512_set1_epi8(0x0f), eight = _mm512_set1_epi8(8);
 #pragma GCC unroll 4
-        for (int j = 0; j < 4; ++j) {  // elements 4j .. 4j + 3 are low nibbles, 16 + 4j .. the high ones
-            const __m512i q = _mm512_i32gather_epi32(rows, block + offsetof(Block, qs) + 4 * j, 1);
-            _mm512_store_si512(t.b[j], _mm512_sub_epi8(_mm512_and_si512(q, low4), eight));
-            _mm512_store_si512(t.b[j + 4], _mm512_sub_epi8(_mm512_and_si512(_mm512_srli_epi32(q, 4), low4), eight));
-        }
+        for (int j = 0; j < 4; ++j) store_q4_0_nibbles(_mm512_i32gather_epi32(rows, block + offsetof(Block, qs) + 4 * j, 1), j, t);
         const __m512i d = _mm512_i32gather_epi32(rows, block + offsetof(Block, d), 1);
         _mm512_store_ps(t.d, _mm512_cvtph_ps(_mm512_cvtepi32_epi16(d)));
+    }
+};
+// Block b of the group at w (quant_blocks_interleaved_x86.h): its vectors are already tile B's rows.
+struct Q4_0GroupAmx {
+    static void unpack(const uint8_t* w, __m512i, int64_t b, BlockTile& t) {
+        const Q4_0Group& g = reinterpret_cast<const Q4_0Group*>(w)[b];
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; ++j) store_q4_0_nibbles(_mm512_loadu_si512(g.qs[j]), j, t);
+        _mm512_store_ps(t.d, _mm512_cvtph_ps(load256(g.d)));
     }
 };
 

@@ -1,4 +1,4 @@
-// Q4_K and Q6_K weights regrouped at load so that lane r of every vector belongs to row r of a
+// Q4_K, Q5_K and Q6_K weights regrouped at load so that lane r of every vector belongs to row r of a
 // group of PanelVec::kRows rows (16 with AVX-512 VNNI, 8 otherwise), as llama.cpp's repack does
 // (q4_K_8x8). quant_kernels_x86.h includes it after the panels and the super-block tiles, in every
 // x86 set; the CPU backend makes the groups (CpuBackend::interleave_weights).
@@ -10,8 +10,9 @@
 // its own lane (one shuffle per sub-block for all rows), the float step and the mins are shared by
 // the group, and the lanes are the outputs. llamadesk-kernel-bench, 2 Xeon cores, 14336 x 4096,
 // one token, groups against rows: Q4_K 87 against 48 GMAC/s from the caches, 22.6 against 12.2
-// GB/s from memory (--copies 30); Q6_K 56 against 48, and 17.9 against 15.8 GB/s. Prefill packs
-// its panels from the groups with a shift and an and per vector.
+// GB/s from memory (--copies 30); Q6_K 56 against 48, and 17.9 against 15.8 GB/s; Q5_K (the same
+// command, amx set) 20.2 against 13.5 GB/s from memory. Prefill packs its panels from the groups
+// with a shift and an and per vector.
 //
 // A group's super-block b, 144 * kRows bytes, the same as its rows' blocks:
 //   d[r], dmin[r]        row r's two halves
@@ -34,20 +35,42 @@ struct Q4_KGroup {
 };
 static_assert(sizeof(Q4_KGroup) == kGroupRows * sizeof(quant::BlockQ4_K));
 
+// Q5_K in groups: Q4_K's fields, and each row's fifth bits. A group's super-block b, 176 *
+// kGroupRows bytes:
+//   g                    as Q4_KGroup
+//   qh[c][r][i]          byte 4c + i of row r's qh: bit j is the fifth bit of element 32j + 4c + i
+struct Q5_KGroup {
+    Q4_KGroup g;
+    uint8_t qh[8][kGroupRows][4];
+};
+static_assert(sizeof(Q5_KGroup) == kGroupRows * sizeof(quant::BlockQ5_K));
+
+// Row r's block (BlockQ4_K or BlockQ5_K) into a group's Q4_K fields.
+template <class Block>
+void copy_q4_k_fields(const Block& block, int r, Q4_KGroup& g) {
+    g.d[r] = block.d;
+    g.dmin[r] = block.dmin;
+    for (int word = 0; word < 3; ++word) __builtin_memcpy(&g.scales[word][r], block.scales + 4 * word, 4);
+    for (int m = 0; m < 4; ++m)
+        for (int i = 0; i < 8; ++i) __builtin_memcpy(g.qs[m][i][r], block.qs + 32 * m + 4 * i, 4);
+}
+
 // The kGroupRows rows at w (ldw bytes apart, k columns) into out[0 .. k / 256).
 void interleave_q4_k(const void* w, int64_t ldw, int64_t k, void* out) {
     auto* group = static_cast<Q4_KGroup*>(out);
-    for (int64_t b = 0; b < k / kSuperBlock; ++b) {
-        Q4_KGroup& g = group[b];
+    for (int64_t b = 0; b < k / kSuperBlock; ++b)
+        for (int r = 0; r < kGroupRows; ++r)
+            copy_q4_k_fields(reinterpret_cast<const quant::BlockQ4_K*>(static_cast<const uint8_t*>(w) + r * ldw)[b], r, group[b]);
+}
+
+void interleave_q5_k(const void* w, int64_t ldw, int64_t k, void* out) {
+    auto* group = static_cast<Q5_KGroup*>(out);
+    for (int64_t b = 0; b < k / kSuperBlock; ++b)
         for (int r = 0; r < kGroupRows; ++r) {
-            const auto& block = reinterpret_cast<const quant::BlockQ4_K*>(static_cast<const uint8_t*>(w) + r * ldw)[b];
-            g.d[r] = block.d;
-            g.dmin[r] = block.dmin;
-            for (int word = 0; word < 3; ++word) __builtin_memcpy(&g.scales[word][r], block.scales + 4 * word, 4);
-            for (int m = 0; m < 4; ++m)
-                for (int i = 0; i < 8; ++i) __builtin_memcpy(g.qs[m][i][r], block.qs + 32 * m + 4 * i, 4);
+            const auto& block = reinterpret_cast<const quant::BlockQ5_K*>(static_cast<const uint8_t*>(w) + r * ldw)[b];
+            copy_q4_k_fields(block, r, group[b].g);
+            for (int c = 0; c < 8; ++c) __builtin_memcpy(group[b].qh[c][r], block.qh + 4 * c, 4);
         }
-    }
 }
 
 #if defined(LLAMADESK_CPU_VNNI)
@@ -148,33 +171,63 @@ inline int32_t sum_pair(const SuperblockRows& x, int64_t i, int64_t b, int p) {
     return pair;
 }
 
-// y (RM, kGroupRows) = x (RM rows) . the group's rows.
-template <int RM>
-void q4_k_group_tile(const SuperblockRows& x, const Q4_KGroup* group, float* y, int64_t ldy) {
+// The values of chunks 2m (low) and 2m + 1 (high) in vector c of a group super-block, per type of
+// group: Q4_K's nibbles; Q5_K's with their fifth bits (bits 2m and 2m + 1 of its qh dword).
+struct Q4_KValues {
+    using Type = Q4_K;
+    using Group = Q4_KGroup;
+    static constexpr int kMaxValue = 15;
+    static const Q4_KGroup& fields(const Group& g) { return g; }
+    static void values(const Group& g, int m, int c, GroupVec::I& lo, GroupVec::I& hi) {
+        const GroupVec::I v = GroupVec::load(g.qs[m][c]), low4 = GroupVec::set1_epi32(0x0f0f0f0f);
+        lo = GroupVec::and_(v, low4);
+        hi = GroupVec::and_(GroupVec::srli32(v, 4), low4);
+    }
+};
+struct Q5_KValues {
+    using Type = Q5_K;
+    using Group = Q5_KGroup;
+    static constexpr int kMaxValue = 31;
+    static const Q4_KGroup& fields(const Group& g) { return g.g; }
+    static void values(const Group& g, int m, int c, GroupVec::I& lo, GroupVec::I& hi) {
+        using V = GroupVec;
+        Q4_KValues::values(g.g, m, c, lo, hi);
+        const V::I h = V::load(g.qh[c]), fifth = V::set1_epi32(0x10101010);
+        lo = V::or_and(lo, m == 0 ? V::slli32(h, 4) : m == 1 ? V::slli32(h, 2) : m == 2 ? h : V::srli32(h, 2), fifth);
+        hi = V::or_and(hi, m == 0 ? V::slli32(h, 3) : m == 1 ? V::slli32(h, 1) : m == 2 ? V::srli32(h, 1) : V::srli32(h, 3), fifth);
+    }
+};
+
+// y (RM, kGroupRows) = x (RM rows) . the group's rows (a group of T's Group).
+template <class T, int RM>
+void k_group_tile(const SuperblockRows& x, const typename T::Group* group, float* y, int64_t ldy) {
     using V = GroupVec;
     const int64_t n_blocks = x.k / kSuperBlock;
-    const V::I low4 = V::set1_epi32(0x0f0f0f0f);
+    // without VNNI, the 16-bit pair sums of how many vectors fit 16 bits: 8 x 2 x 15 x 127, 4 x 2 x 31 x 127
+    constexpr int kRun = V::kPairSums16 && 8 * 2 * T::kMaxValue * 127 > 32767 ? 4 : 8;
     V::F acc[RM];
 #pragma GCC unroll 4
     for (int i = 0; i < RM; ++i) acc[i] = V::zero();
     for (int64_t b = 0; b < n_blocks; ++b) {
-        const Q4_KGroup& g = group[b];
-        prefetch_ahead(reinterpret_cast<const uint8_t*>(&g) + kGroupPrefetchBytes, 0, sizeof(Q4_KGroup));
+        const typename T::Group& group_b = group[b];
+        const Q4_KGroup& g = T::fields(group_b);
+        prefetch_ahead(reinterpret_cast<const uint8_t*>(&group_b) + kGroupPrefetchBytes, 0, sizeof(group_b));
         const Q4_KGroupScales s = q4_k_group_scales(g);
         V::I sum[RM];
 #pragma GCC unroll 4
         for (int i = 0; i < RM; ++i) sum[i] = V::zero_i();
-#pragma GCC unroll 4
-        for (int m = 0; m < 4; ++m) {  // chunks 2m (low nibbles) and 2m + 1 (high)
-            // chunk sums: dpbusd into 32 bits, or without VNNI maddubs' pair sums kept in 16 bits (a
-            // chunk's fit: 8 x 2 x 15 x 127), which one madd then multiplies by the scale
+#pragma GCC unroll 8
+        for (int run = 0; run < 32 / kRun; ++run) {  // chunks 2m (low nibbles) and 2m + 1 (high)
+            const int m = run * kRun / 8, c0 = run * kRun % 8;
+            // chunk sums: dpbusd into 32 bits, or without VNNI maddubs' pair sums kept in 16 bits,
+            // which one madd then multiplies by the scale
             V::I lo[RM], hi[RM];
 #pragma GCC unroll 4
             for (int i = 0; i < RM; ++i) lo[i] = hi[i] = V::zero_i();
 #pragma GCC unroll 8
-            for (int c = 0; c < 8; ++c) {
-                const V::I v = V::load(g.qs[m][c]);
-                const V::I wl = V::and_(v, low4), wh = V::and_(V::srli32(v, 4), low4);
+            for (int c = c0; c < c0 + kRun; ++c) {
+                V::I wl, wh;
+                T::values(group_b, m, c, wl, wh);
 #pragma GCC unroll 4
                 for (int i = 0; i < RM; ++i) {
                     const int8_t* a = x.q + i * x.k + kSuperBlock * b + 64 * m + 4 * c;
@@ -222,35 +275,35 @@ void q4_k_group_tile(const SuperblockRows& x, const Q4_KGroup* group, float* y, 
     for (int i = 0; i < RM; ++i) V::store_all(y + i * ldy, acc[i]);
 }
 
-template <int RM>
-void q4_k_group_edge(int rm, const SuperblockRows& x, const Q4_KGroup* group, float* y, int64_t ldy) {
+template <class T, int RM>
+void k_group_edge(int rm, const SuperblockRows& x, const typename T::Group* group, float* y, int64_t ldy) {
     if constexpr (RM > 1) {
-        if (rm < RM) return q4_k_group_edge<RM - 1>(rm, x, group, y, ldy);
+        if (rm < RM) return k_group_edge<T, RM - 1>(rm, x, group, y, ldy);
     }
-    q4_k_group_tile<RM>(x, group, y, ldy);
+    k_group_tile<T, RM>(x, group, y, ldy);
 }
 
-// superblock_gemm on groups: w is a group's first super-block, rows a multiple of kGroupRows
+// superblock_gemm on groups of T: w is a group's first super-block, rows a multiple of kGroupRows
 // (groups kGroupRows * ldw bytes apart).
-void q4_k_groups_superblock_gemm(const SuperblockRows& x, int n, const void* w, int64_t ldw, int rows, float* y,
-                                 int64_t ldy) {
+template <class T>
+void k_groups_superblock_gemm(const SuperblockRows& x, int n, const void* w, int64_t ldw, int rows, float* y,
+                              int64_t ldy) {
     const auto* groups = static_cast<const uint8_t*>(w);
     for (int r = 0; r < rows; r += kGroupRows) {
-        const auto* group = reinterpret_cast<const Q4_KGroup*>(groups + r * ldw);
-        for (int t = 0; t < n; t += kGroupTileRows) {
-            const SuperblockRows rows_t = x.from(t);
-            q4_k_group_edge<kGroupTileRows>(n - t < kGroupTileRows ? n - t : kGroupTileRows, rows_t, group,
+        const auto* group = reinterpret_cast<const typename T::Group*>(groups + r * ldw);
+        for (int t = 0; t < n; t += kGroupTileRows)
+            k_group_edge<T, kGroupTileRows>(n - t < kGroupTileRows ? n - t : kGroupTileRows, x.from(t), group,
                                             y + t * ldy + r, ldy);
-        }
     }
 }
 
-// A prefill panel (pack_panel's layout) from a group: each chunk's bytes are a nibble of the
-// group's vectors, its scales and offsets d * scale and -dmin * min per row.
-void pack_panel_q4_k_group(const Q4_KGroup* group, int64_t n_chunks, PanelChunk<Q4_K>* panel) {
+// A prefill panel (pack_panel's layout) from a group: each chunk's bytes are the group's values
+// (T::values), its scales and offsets d * scale and -dmin * min per row.
+template <class T>
+void pack_panel_k_group(const typename T::Group* group, int64_t n_chunks, PanelChunk<typename T::Type>* panel) {
     alignas(64) float scale[kGroupRows], offset[kGroupRows];
     for (int64_t b = 0; b < n_chunks / 8; ++b) {
-        const Q4_KGroup& g = group[b];
+        const Q4_KGroup& g = T::fields(group[b]);
         BlockScales<8> s[kGroupRows];
         for (int r = 0; r < kGroupRows; ++r) {
             quant::BlockQ4_K block{};
@@ -259,29 +312,35 @@ void pack_panel_q4_k_group(const Q4_KGroup* group, int64_t n_chunks, PanelChunk<
             for (int word = 0; word < 3; ++word) __builtin_memcpy(block.scales + 4 * word, &g.scales[word][r], 4);
             k_block_scales(block, s[r]);
         }
-        for (int j = 0; j < 8; ++j) {
-            PanelChunk<Q4_K>& p = panel[b * 8 + j];
-            for (int c = 0; c < 8; ++c)
-                p.q[c] = GroupVec::and_(GroupVec::srli32(GroupVec::load(g.qs[j / 2][c]), 4 * (j % 2)),
-                                        GroupVec::set1_epi32(0x0f0f0f0f));
-            for (int r = 0; r < kGroupRows; ++r) {
-                scale[r] = s[r].lo[j];
-                offset[r] = s[r].offset[j];
+        for (int j = 0; j < 8; j += 2) {  // chunks j and j + 1
+            PanelChunk<typename T::Type>& lo = panel[b * 8 + j];
+            PanelChunk<typename T::Type>& hi = panel[b * 8 + j + 1];
+            for (int c = 0; c < 8; ++c) T::values(group[b], j / 2, c, lo.q[c], hi.q[c]);
+            for (int half = 0; half < 2; ++half) {
+                for (int r = 0; r < kGroupRows; ++r) {
+                    scale[r] = s[r].lo[j + half];
+                    offset[r] = s[r].offset[j + half];
+                }
+                PanelChunk<typename T::Type>& p = half ? hi : lo;
+                p.scale[0] = PanelVec::load(scale);
+                p.offset[0] = PanelVec::load(offset);
             }
-            p.scale[0] = PanelVec::load(scale);
-            p.offset[0] = PanelVec::load(offset);
         }
     }
 }
 
-// quantized_gemm on groups (prefill; decode takes q4_k_groups_superblock_gemm).
-void q4_k_groups_quantized_gemm(const QuantizedRows& x, int n, const void* w, int64_t ldw, int rows, int, float* y,
-                                int64_t ldy) {
+// quantized_gemm on groups (prefill; decode takes k_groups_superblock_gemm).
+template <class T>
+void k_groups_quantized_gemm(const QuantizedRows& x, int n, const void* w, int64_t ldw, int rows, int, float* y,
+                             int64_t ldy) {
     const auto* groups = static_cast<const uint8_t*>(w);
-    panel_gemm<Q4_K>(x, n, rows, y, ldy, [&](int r, int, int64_t n_chunks, PanelChunk<Q4_K>* panel) {
-        pack_panel_q4_k_group(reinterpret_cast<const Q4_KGroup*>(groups + r * ldw), n_chunks, panel);
+    panel_gemm<typename T::Type>(x, n, rows, y, ldy, [&](int r, int, int64_t n_chunks, PanelChunk<typename T::Type>* panel) {
+        pack_panel_k_group<T>(reinterpret_cast<const typename T::Group*>(groups + r * ldw), n_chunks, panel);
     });
 }
+
+constexpr SuperblockGemmFn q4_k_groups_superblock_gemm = &k_groups_superblock_gemm<Q4_KValues>;
+constexpr SuperblockGemmFn q5_k_groups_superblock_gemm = &k_groups_superblock_gemm<Q5_KValues>;
 
 // Q6_K in groups. A group's super-block b, 210 * kGroupRows bytes:
 //   ql[h][run][c][r][i]  byte 4c + i of row r's run (of 32 bytes) of half h's ql: chunk 4h + run in
@@ -337,7 +396,7 @@ inline GroupVec::I q6_scale(const Q6_KGroup& g, int s) {
     return GroupVec::srai32(top, 24);
 }
 
-// As q4_k_group_tile; the -32 of every value meets the activation's sums per 16 once per super-block.
+// As k_group_tile; the -32 of every value meets the activation's sums per 16 once per super-block.
 template <int RM>
 void q6_k_group_tile(const SuperblockRows& x, const Q6_KGroup* group, float* y, int64_t ldy) {
     using V = GroupVec;

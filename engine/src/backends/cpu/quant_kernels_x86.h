@@ -556,11 +556,9 @@ void quantized_gemm(const QuantizedRows& x, int n, const void* weights, int64_t 
         return panel_gemm<T>(x, n, rows, y, ldy, [&](int r, int rn, int64_t n_chunks, PanelChunk<T>* panel) {
             pack_panel<T>(w + r * ldw, ldw, rn, n_chunks, panel);
         });
-    const int64_t n_chunks = x.k / 32;
     for (int t = 0; t < n; t += kQuantTileRows) {
         const int rm = n - t < kQuantTileRows ? n - t : kQuantTileRows;
-        const QuantizedRows rows_t{x.q + t * x.k, x.d + t * n_chunks, x.d_sum + t * n_chunks,
-                                   x.half_sums + 4 * t * n_chunks, x.k};
+        const QuantizedRows rows_t = x.from(t);
         for (int r = 0; r < rows; r += kQuantTileCols) {
             const int rn = rows - r < kQuantTileCols ? rows - r : kQuantTileCols;
             // Decode reads each weight row once: the tile asks for the rows ahead as it goes (rows
@@ -610,6 +608,7 @@ void quantize_rows(const float* x, int64_t ldx, int n, int64_t k, int8_t* q, flo
 
 #include "backends/cpu/quant_superblocks_x86.h"
 #include "backends/cpu/quant_interleaved_x86.h"
+#include "backends/cpu/quant_blocks_interleaved_x86.h"
 #if defined(LLAMADESK_CPU_AMX)
 #include "backends/cpu/quant_amx_x86.h"
 #include "backends/cpu/quant_blocks_amx_x86.h"
@@ -656,11 +655,16 @@ Kernels with_quantized(Kernels k) {
     for (DType t : {DType::Q4_K, DType::Q5_K, DType::Q6_K}) k.types[int(t)].superblock_max_tokens = kSuperblockMaxTokens;
     k.interleave_rows = kGroupRows;
     k.interleaved[int(DType::Q4_K)] = {
-        {nullptr, &q4_k_groups_quantized_gemm, nullptr, &q4_k_groups_superblock_gemm, kSuperblockMaxTokens, 0, nullptr},
+        {nullptr, &k_groups_quantized_gemm<Q4_KValues>, nullptr, q4_k_groups_superblock_gemm, kSuperblockMaxTokens, 0, nullptr},
         &interleave_q4_k};
+    k.interleaved[int(DType::Q5_K)] = {
+        {nullptr, &k_groups_quantized_gemm<Q5_KValues>, nullptr, q5_k_groups_superblock_gemm, kSuperblockMaxTokens, 0, nullptr},
+        &interleave_q5_k};
     k.interleaved[int(DType::Q6_K)] = {
         {nullptr, &q6_k_groups_quantized_gemm, nullptr, &q6_k_groups_superblock_gemm, kSuperblockMaxTokens, 0, nullptr},
         &interleave_q6_k};
+    k.interleaved[int(DType::Q4_0)] = {{nullptr, &q4_0_groups_quantized_gemm, nullptr, nullptr, 0, 0, nullptr},
+                                       &interleave_q4_0};
     k.quantize_rows = &quantize_rows;
     k.quantize_superblocks = &quantize_superblocks;
     k.peak_probe = &peak_probe;
@@ -670,18 +674,21 @@ Kernels with_quantized(Kernels k) {
 }
 
 #if defined(LLAMADESK_CPU_AMX)
-// The amx set: Q4_K and Q6_K groups, and Q5_K rows, take super-block activations for any number
-// of rows (tiles from kAmxMinTokens on), so their panels are never used; Q8_0 and Q4_0 take tiles
-// from kAmxMinTokens rows on, their panels below. A prefill item reads every activation row once
-// from L3 or memory, so its rows are many. F16 and BF16 take bf16 tiles where
+// The amx set: Q4_K, Q5_K and Q6_K groups, and Q5_K rows, take super-block activations for any number
+// of rows (tiles from kAmxMinTokens on), so their panels are never used; Q8_0, and Q4_0 in groups
+// or rows, take tiles from kAmxMinTokens rows on, their panels below. A prefill item reads every
+// activation row once from L3 or memory, so its rows are many. F16 and BF16 take bf16 tiles where
 // the CPU has AMX-BF16.
 Kernels with_amx(Kernels k) {
     k.interleaved[int(DType::Q4_K)].on_groups = {nullptr, nullptr, nullptr, q4_k_groups_amx_gemm, INT_MAX, 512, nullptr};
+    k.interleaved[int(DType::Q5_K)].on_groups = {nullptr, nullptr, nullptr, q5_k_groups_amx_gemm, INT_MAX, 512, nullptr};
     k.interleaved[int(DType::Q6_K)].on_groups = {nullptr, nullptr, nullptr, q6_k_groups_amx_gemm, INT_MAX, 512, nullptr};
     k.types[int(DType::Q5_K)] = {nullptr, &quantized_gemm<Q5_K>, nullptr, q5_k_amx_gemm, INT_MAX, 512, nullptr};
     k.types[int(DType::Q8_0)].quantized_gemm = &blocks_amx_gemm<Q8_0Amx, &quantized_gemm<Q8_0>>;
     k.types[int(DType::Q4_0)].quantized_gemm = &blocks_amx_gemm<Q4_0Amx, &quantized_gemm<Q4_0>>;
+    k.interleaved[int(DType::Q4_0)].on_groups.quantized_gemm = &blocks_amx_gemm<Q4_0GroupAmx, &q4_0_groups_quantized_gemm>;
     for (DType t : {DType::Q8_0, DType::Q4_0}) k.types[int(t)].prefill_item_rows = 512;
+    k.interleaved[int(DType::Q4_0)].on_groups.prefill_item_rows = 512;
     if (cpu_features().amx_bf16) {  // F16 and BF16: bf16 tiles
         k.types[int(DType::F16)].bf16_tile_gemm = &bf16_tile_gemm<WeightKind::F16>;
         k.types[int(DType::BF16)].bf16_tile_gemm = &bf16_tile_gemm<WeightKind::BF16>;

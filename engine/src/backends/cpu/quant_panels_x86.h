@@ -272,8 +272,7 @@ void panel_gemm(const QuantizedRows& x, int n, int rows, float* y, int64_t ldy, 
         const PanelVec::Mask store = PanelVec::lanes(rn);
         for (int t = 0; t < n; t += kTileRows) {
             const int rm = n - t < kTileRows ? n - t : kTileRows;
-            const QuantizedRows rows_t{x.q + t * x.k, x.d + t * n_chunks, x.d_sum + t * n_chunks,
-                                       x.half_sums + 4 * t * n_chunks, x.k};
+            const QuantizedRows rows_t = x.from(t);
             const float* halves = PanelChunk<T>::kHalves == 2 ? d_halves.data() + 2 * t * n_chunks : nullptr;
             panel_edge<T, kTileRows>(rm, rows_t, halves, panel.data(), y + t * ldy + r, ldy, store);
         }
