@@ -43,9 +43,11 @@ const Shape kShapes[] = {
 };
 
 // Shapes whose matrices take block types: rows of 256 and 512 (K-quants fit), and rows of 32 * 3
-// and 32 * 7 (32-element blocks only; K-quants fall back as llama.cpp's do).
+// and 32 * 7 (32-element blocks only; K-quants fall back as llama.cpp's do). The first's tied
+// classifier fills whole groups, so where the kernels interleave its type the embedding's lookups
+// read rows back from the groups; the second's untied one (77 rows) stays plain rows.
 const Shape kQuantShapes[] = {
-    {"q_dim256", ModelConfig{256, 512, 2, 4, 2, 300, 48}, 16, true},
+    {"q_dim256", ModelConfig{256, 512, 2, 4, 2, 320, 48}, 16, true},
     {"q_dim96", ModelConfig{96, 224, 2, 3, 1, 77, 48}, 5, false},
 };
 const char* const kQuantMixes[] = {"q8_0", "q4_0", "q4_k_m", "q5_k_m"};

@@ -516,6 +516,30 @@ private slots:
         }
     }
 
+    // Every row of a group reads back as the bytes it was made of (a tied token embedding's lookup).
+    void interleaved_rows_read_back_data() { add_isa_rows(); }
+    void interleaved_rows_read_back() {
+        FETCH_KERNELS(kernels);
+        if (!kernels.interleave_rows) QSKIP("this kernel set has no interleaved layout");
+        for (DType dtype : kBlockTypes) {
+            const InterleavedKernels& interleaved = kernels.interleaved[int(dtype)];
+            if (!interleaved.interleave) continue;
+            QVERIFY(interleaved.deinterleave_row);
+            const int rows = 2 * kernels.interleave_rows, k = 512;
+            const Weights w = make_block_weights(dtype, rows, k, uint32_t(int(dtype) + 40));
+            const Interleaved g = interleave(kernels, w);
+            QVERIFY(g.bytes != w.bytes);
+            const int64_t ldw = w.view.row_bytes();
+            std::vector<uint8_t> row = std::vector<uint8_t>(size_t(ldw));
+            for (int r = 0; r < rows; ++r) {
+                const int first = r / kernels.interleave_rows * kernels.interleave_rows;
+                interleaved.deinterleave_row(g.view.row(first), r - first, k, row.data());
+                QVERIFY2(std::equal(row.begin(), row.end(), w.bytes.begin() + r * ldw),
+                         qPrintable(QStringLiteral("%1 row %2").arg(weight_type(dtype).name).arg(r)));
+            }
+        }
+    }
+
     // Sums kept in 16 bits (maddubs' pair sums without VNNI) must not overflow: every weight at
     // its type's largest magnitude (every byte 0xff, the f16 scales 1) times activations that all
     // quantize to 127, on the plain and the interleaved kernels, for decode, panels and tiles.

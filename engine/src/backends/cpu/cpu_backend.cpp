@@ -94,8 +94,11 @@ void CpuBackend::interleave_weights(const Checkpoint& ckpt) {
     };
     for (LayerWeights& l : weights_.layers)
         for (TensorView* w : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w1, &l.w2, &l.w3}) interleave(*w);
-    // a tied classifier is also the embedding table, which reads plain rows
-    if (!weights_.classifier_tied()) interleave(weights_.output);
+    // a tied classifier is also the embedding table, whose lookups then read rows back from the
+    // groups (embed)
+    const bool tied = weights_.classifier_tied();
+    interleave(weights_.output);
+    if (tied) weights_.token_embedding = weights_.output;
 }
 
 std::string CpuBackend::device_description() const {
@@ -155,7 +158,7 @@ void CpuBackend::forward_segments(std::span<const int32_t> tokens, std::span<con
     const int n = int(tokens.size());
     const int dim = c.dim, kv_dim = c.kv_dim(), hidden = c.hidden_dim;
 
-    embed(weights_.token_embedding, tokens, x_.data());
+    embed(kernels_, weights_.token_embedding, tokens, x_.data());
     for (const Segment& s : segments) rope_.cover(s.start_pos + s.n);
     for (int l = 0; l < c.n_layers; ++l) {
         const LayerWeights& w = weights_.layers[size_t(l)];

@@ -107,6 +107,9 @@ struct InterleavedKernels {
     // The interleave_rows rows at w (ldw bytes apart, k columns) into one group at out, of the same
     // bytes. Null where the type has no such layout in this set.
     void (*interleave)(const void* w, int64_t ldw, int64_t k, void* out);
+    // Row r (< interleave_rows) of the group at group back into plain blocks at row (a tied token
+    // embedding's lookup).
+    void (*deinterleave_row)(const void* group, int r, int64_t k, void* row);
 };
 
 struct Kernels {

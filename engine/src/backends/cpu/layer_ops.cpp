@@ -3,14 +3,26 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "model/weight_types.h"
 
 namespace llamadesk::cpu {
 
-void embed(const TensorView& token_embedding, std::span<const int32_t> tokens, float* x) {
+void embed(const Kernels& kernels, const TensorView& token_embedding, std::span<const int32_t> tokens, float* x) {
     const int64_t dim = token_embedding.cols;
-    for (size_t t = 0; t < tokens.size(); ++t) token_embedding.row_to_f32(tokens[t], x + int64_t(t) * dim);
+    const int group = token_embedding.interleaved_rows;
+    std::vector<uint8_t> row(group ? size_t(token_embedding.row_bytes()) : 0);
+    for (size_t t = 0; t < tokens.size(); ++t) {
+        if (!group) {
+            token_embedding.row_to_f32(tokens[t], x + int64_t(t) * dim);
+            continue;
+        }
+        const int64_t first = tokens[t] / group * group;  // the group's first row
+        kernels.interleaved[int(token_embedding.dtype)].deinterleave_row(token_embedding.row(first), int(tokens[t] - first),
+                                                                         dim, row.data());
+        weight_type(token_embedding.dtype).to_f32(row.data(), x + int64_t(t) * dim, dim);
+    }
 }
 
 namespace {

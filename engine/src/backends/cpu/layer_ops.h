@@ -16,8 +16,9 @@
 
 namespace llamadesk::cpu {
 
-// x (n, dim) = rows of the embedding table, widened to f32
-void embed(const TensorView& token_embedding, std::span<const int32_t> tokens, float* x);
+// x (n, dim) = rows of the embedding table, widened to f32 (read back from the kernels' groups
+// where the table is interleaved: a tied classifier)
+void embed(const Kernels& kernels, const TensorView& token_embedding, std::span<const int32_t> tokens, float* x);
 
 // out (n, dim) = x / sqrt(mean(x^2) + eps) * weight; out may equal x. Tokens run in parallel.
 void rmsnorm(ThreadPool& pool, const Kernels& kernels, const float* x, const float* weight, int n, int dim,

@@ -20,16 +20,14 @@ struct Q4_0Group {
 };
 static_assert(sizeof(Q4_0Group) == kGroupRows * sizeof(quant::BlockQ4_0));
 
-// The kGroupRows rows at w (ldw bytes apart, k columns) into out[0 .. k / 32).
-void interleave_q4_0(const void* w, int64_t ldw, int64_t k, void* out) {
-    auto* group = static_cast<Q4_0Group*>(out);
+// Row r of a group (k columns) and the plain row at row (move_bytes).
+template <bool ToGroup>
+void move_q4_0_row(const void* row, int r, int64_t k, const void* group) {
     for (int64_t b = 0; b < k / kActivationBlock; ++b) {
-        Q4_0Group& g = group[b];
-        for (int r = 0; r < kGroupRows; ++r) {
-            const auto& block = reinterpret_cast<const quant::BlockQ4_0*>(static_cast<const uint8_t*>(w) + r * ldw)[b];
-            g.d[r] = block.d;
-            for (int c = 0; c < 4; ++c) __builtin_memcpy(g.qs[c][r], block.qs + 4 * c, 4);
-        }
+        const auto& block = static_cast<const quant::BlockQ4_0*>(row)[b];
+        const Q4_0Group& g = static_cast<const Q4_0Group*>(group)[b];
+        move_bytes<ToGroup>(&block.d, &g.d[r], 2);
+        for (int c = 0; c < 4; ++c) move_bytes<ToGroup>(block.qs + 4 * c, g.qs[c][r], 4);
     }
 }
 

@@ -45,32 +45,49 @@ struct Q5_KGroup {
 };
 static_assert(sizeof(Q5_KGroup) == kGroupRows * sizeof(quant::BlockQ5_K));
 
-// Row r's block (BlockQ4_K or BlockQ5_K) into a group's Q4_K fields.
-template <class Block>
-void copy_q4_k_fields(const Block& block, int r, Q4_KGroup& g) {
-    g.d[r] = block.d;
-    g.dmin[r] = block.dmin;
-    for (int word = 0; word < 3; ++word) __builtin_memcpy(&g.scales[word][r], block.scales + 4 * word, 4);
+// n bytes between a plain row's at `plain` and a group's at `grouped`: into the group (ToGroup), or
+// back. One function per layout says where each row's bytes lie in its group, for both directions.
+template <bool ToGroup>
+inline void move_bytes(const void* plain, const void* grouped, size_t n) {
+    if constexpr (ToGroup) __builtin_memcpy(const_cast<void*>(grouped), plain, n);
+    else __builtin_memcpy(const_cast<void*>(plain), grouped, n);
+}
+
+// Row r's block (BlockQ4_K or BlockQ5_K) and a group's Q4_K fields.
+template <bool ToGroup, class Block>
+void move_q4_k_fields(const Block& block, int r, const Q4_KGroup& g) {
+    move_bytes<ToGroup>(&block.d, &g.d[r], 2);
+    move_bytes<ToGroup>(&block.dmin, &g.dmin[r], 2);
+    for (int word = 0; word < 3; ++word) move_bytes<ToGroup>(block.scales + 4 * word, &g.scales[word][r], 4);
     for (int m = 0; m < 4; ++m)
-        for (int i = 0; i < 8; ++i) __builtin_memcpy(g.qs[m][i][r], block.qs + 32 * m + 4 * i, 4);
+        for (int i = 0; i < 8; ++i) move_bytes<ToGroup>(block.qs + 32 * m + 4 * i, g.qs[m][i][r], 4);
 }
 
-// The kGroupRows rows at w (ldw bytes apart, k columns) into out[0 .. k / 256).
-void interleave_q4_k(const void* w, int64_t ldw, int64_t k, void* out) {
-    auto* group = static_cast<Q4_KGroup*>(out);
+// Row r of a group (k columns) and the plain row at row.
+template <bool ToGroup>
+void move_q4_k_row(const void* row, int r, int64_t k, const void* group) {
     for (int64_t b = 0; b < k / kSuperBlock; ++b)
-        for (int r = 0; r < kGroupRows; ++r)
-            copy_q4_k_fields(reinterpret_cast<const quant::BlockQ4_K*>(static_cast<const uint8_t*>(w) + r * ldw)[b], r, group[b]);
+        move_q4_k_fields<ToGroup>(static_cast<const quant::BlockQ4_K*>(row)[b], r, static_cast<const Q4_KGroup*>(group)[b]);
 }
 
-void interleave_q5_k(const void* w, int64_t ldw, int64_t k, void* out) {
-    auto* group = static_cast<Q5_KGroup*>(out);
-    for (int64_t b = 0; b < k / kSuperBlock; ++b)
-        for (int r = 0; r < kGroupRows; ++r) {
-            const auto& block = reinterpret_cast<const quant::BlockQ5_K*>(static_cast<const uint8_t*>(w) + r * ldw)[b];
-            copy_q4_k_fields(block, r, group[b].g);
-            for (int c = 0; c < 8; ++c) __builtin_memcpy(group[b].qh[c][r], block.qh + 4 * c, 4);
-        }
+template <bool ToGroup>
+void move_q5_k_row(const void* row, int r, int64_t k, const void* group) {
+    for (int64_t b = 0; b < k / kSuperBlock; ++b) {
+        const auto& block = static_cast<const quant::BlockQ5_K*>(row)[b];
+        const Q5_KGroup& g = static_cast<const Q5_KGroup*>(group)[b];
+        move_q4_k_fields<ToGroup>(block, r, g.g);
+        for (int c = 0; c < 8; ++c) move_bytes<ToGroup>(block.qh + 4 * c, g.qh[c][r], 4);
+    }
+}
+
+// InterleavedKernels::interleave and deinterleave_row of a layout's move_*_row.
+template <void (*MoveToGroup)(const void*, int, int64_t, const void*)>
+void interleave_group(const void* w, int64_t ldw, int64_t k, void* out) {
+    for (int r = 0; r < kGroupRows; ++r) MoveToGroup(static_cast<const uint8_t*>(w) + r * ldw, r, k, out);
+}
+template <void (*MoveFromGroup)(const void*, int, int64_t, const void*)>
+void deinterleave_group_row(const void* group, int r, int64_t k, void* row) {
+    MoveFromGroup(row, r, k, group);
 }
 
 #if defined(LLAMADESK_CPU_VNNI)
@@ -356,20 +373,18 @@ struct Q6_KGroup {
 };
 static_assert(sizeof(Q6_KGroup) == kGroupRows * sizeof(quant::BlockQ6_K));
 
-void interleave_q6_k(const void* w, int64_t ldw, int64_t k, void* out) {
-    auto* group = static_cast<Q6_KGroup*>(out);
+template <bool ToGroup>
+void move_q6_k_row(const void* row, int r, int64_t k, const void* group) {
     for (int64_t b = 0; b < k / kSuperBlock; ++b) {
-        Q6_KGroup& g = group[b];
-        for (int r = 0; r < kGroupRows; ++r) {
-            const auto& block = reinterpret_cast<const quant::BlockQ6_K*>(static_cast<const uint8_t*>(w) + r * ldw)[b];
-            g.d[r] = block.d;
-            for (int word = 0; word < 4; ++word) __builtin_memcpy(&g.scales[word][r], block.scales + 4 * word, 4);
-            for (int h = 0; h < 2; ++h)
-                for (int c = 0; c < 8; ++c) {
-                    for (int run = 0; run < 2; ++run) __builtin_memcpy(g.ql[h][run][c][r], block.ql + 64 * h + 32 * run + 4 * c, 4);
-                    __builtin_memcpy(g.qh[h][c][r], block.qh + 32 * h + 4 * c, 4);
-                }
-        }
+        const auto& block = static_cast<const quant::BlockQ6_K*>(row)[b];
+        const Q6_KGroup& g = static_cast<const Q6_KGroup*>(group)[b];
+        move_bytes<ToGroup>(&block.d, &g.d[r], 2);
+        for (int word = 0; word < 4; ++word) move_bytes<ToGroup>(block.scales + 4 * word, &g.scales[word][r], 4);
+        for (int h = 0; h < 2; ++h)
+            for (int c = 0; c < 8; ++c) {
+                for (int run = 0; run < 2; ++run) move_bytes<ToGroup>(block.ql + 64 * h + 32 * run + 4 * c, g.ql[h][run][c][r], 4);
+                move_bytes<ToGroup>(block.qh + 32 * h + 4 * c, g.qh[h][c][r], 4);
+            }
     }
 }
 

@@ -656,15 +656,15 @@ Kernels with_quantized(Kernels k) {
     k.interleave_rows = kGroupRows;
     k.interleaved[int(DType::Q4_K)] = {
         {nullptr, &k_groups_quantized_gemm<Q4_KValues>, nullptr, q4_k_groups_superblock_gemm, kSuperblockMaxTokens, 0, nullptr},
-        &interleave_q4_k};
+        &interleave_group<&move_q4_k_row<true>>, &deinterleave_group_row<&move_q4_k_row<false>>};
     k.interleaved[int(DType::Q5_K)] = {
         {nullptr, &k_groups_quantized_gemm<Q5_KValues>, nullptr, q5_k_groups_superblock_gemm, kSuperblockMaxTokens, 0, nullptr},
-        &interleave_q5_k};
+        &interleave_group<&move_q5_k_row<true>>, &deinterleave_group_row<&move_q5_k_row<false>>};
     k.interleaved[int(DType::Q6_K)] = {
         {nullptr, &q6_k_groups_quantized_gemm, nullptr, &q6_k_groups_superblock_gemm, kSuperblockMaxTokens, 0, nullptr},
-        &interleave_q6_k};
+        &interleave_group<&move_q6_k_row<true>>, &deinterleave_group_row<&move_q6_k_row<false>>};
     k.interleaved[int(DType::Q4_0)] = {{nullptr, &q4_0_groups_quantized_gemm, nullptr, nullptr, 0, 0, nullptr},
-                                       &interleave_q4_0};
+                                       &interleave_group<&move_q4_0_row<true>>, &deinterleave_group_row<&move_q4_0_row<false>>};
     k.quantize_rows = &quantize_rows;
     k.quantize_superblocks = &quantize_superblocks;
     k.peak_probe = &peak_probe;
