@@ -12,7 +12,8 @@ namespace llamadesk::cpu {
 void embed(const Kernels& kernels, const TensorView& token_embedding, std::span<const int32_t> tokens, float* x) {
     const int64_t dim = token_embedding.cols;
     const int group = token_embedding.interleaved_rows;
-    std::vector<uint8_t> row(group ? size_t(token_embedding.row_bytes()) : 0);
+    thread_local std::vector<uint8_t> row;  // a row read back from its group, reused per token
+    row.resize(group ? size_t(token_embedding.row_bytes()) : 0);
     for (size_t t = 0; t < tokens.size(); ++t) {
         if (!group) {
             token_embedding.row_to_f32(tokens[t], x + int64_t(t) * dim);

@@ -37,7 +37,6 @@ template <int RM>
 void q4_0_group_tile(const QuantizedRows& x, const Q4_0Group* group, float* y, int64_t ldy) {
     using V = GroupVec;
     const int64_t n_blocks = x.k / kActivationBlock;
-    const V::I low4 = V::set1_epi32(0x0f0f0f0f);
     V::F acc[RM];
 #pragma GCC unroll 4
     for (int i = 0; i < RM; ++i) acc[i] = V::zero();
@@ -53,8 +52,8 @@ void q4_0_group_tile(const QuantizedRows& x, const Q4_0Group* group, float* y, i
         }
 #pragma GCC unroll 4
         for (int c = 0; c < 4; ++c) {
-            const V::I v = V::load(g.qs[c]);
-            const V::I wl = V::and_(v, low4), wh = V::and_(V::srli32(v, 4), low4);
+            V::I wl, wh;
+            split_nibbles(V::load(g.qs[c]), wl, wh);
 #pragma GCC unroll 4
             for (int i = 0; i < RM; ++i) {
                 const int8_t* a = x.q + i * x.k + kActivationBlock * b + 4 * c;
@@ -88,15 +87,10 @@ void q4_0_group_edge(int rm, const QuantizedRows& x, const Q4_0Group* group, flo
 // bytes 4c .. 4c + 3 of every row, its high nibbles bytes 16 + 4c ..
 void pack_panel_q4_0_group(const Q4_0Group* group, int64_t n_chunks, PanelChunk<Q4_0>* panel) {
     using V = GroupVec;
-    const V::I low4 = V::set1_epi32(0x0f0f0f0f);
     for (int64_t b = 0; b < n_chunks; ++b) {
         const Q4_0Group& g = group[b];
         PanelChunk<Q4_0>& p = panel[b];
-        for (int c = 0; c < 4; ++c) {
-            const V::I v = V::load(g.qs[c]);
-            p.q[c] = V::and_(v, low4);
-            p.q[c + 4] = V::and_(V::srli32(v, 4), low4);
-        }
+        for (int c = 0; c < 4; ++c) split_nibbles(V::load(g.qs[c]), p.q[c], p.q[c + 4]);
         p.scale[0] = V::halves(g.d);
         p.offset[0] = V::mul(p.scale[0], V::set1(float(PanelChunk<Q4_0>::kIntOffset)));
     }

@@ -188,6 +188,13 @@ inline int32_t sum_pair(const SuperblockRows& x, int64_t i, int64_t b, int p) {
     return pair;
 }
 
+// The low and the high nibbles of every byte of v.
+inline void split_nibbles(GroupVec::I v, GroupVec::I& lo, GroupVec::I& hi) {
+    const GroupVec::I low4 = GroupVec::set1_epi32(0x0f0f0f0f);
+    lo = GroupVec::and_(v, low4);
+    hi = GroupVec::and_(GroupVec::srli32(v, 4), low4);
+}
+
 // The values of chunks 2m (low) and 2m + 1 (high) in vector c of a group super-block, per type of
 // group: Q4_K's nibbles; Q5_K's with their fifth bits (bits 2m and 2m + 1 of its qh dword).
 struct Q4_KValues {
@@ -196,9 +203,7 @@ struct Q4_KValues {
     static constexpr int kMaxValue = 15;
     static const Q4_KGroup& fields(const Group& g) { return g; }
     static void values(const Group& g, int m, int c, GroupVec::I& lo, GroupVec::I& hi) {
-        const GroupVec::I v = GroupVec::load(g.qs[m][c]), low4 = GroupVec::set1_epi32(0x0f0f0f0f);
-        lo = GroupVec::and_(v, low4);
-        hi = GroupVec::and_(GroupVec::srli32(v, 4), low4);
+        split_nibbles(GroupVec::load(g.qs[m][c]), lo, hi);
     }
 };
 struct Q5_KValues {
