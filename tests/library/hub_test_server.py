@@ -49,7 +49,8 @@ to the CDN); smaller files are served by /resolve itself.
 Prints one JSON line {"hub": "http://127.0.0.1:P", "cdn": "http://localhost:Q"} once both
 listeners are up, then serves until SIGTERM/SIGINT or until stdin reaches EOF.
 Test control (hub listener only): POST /_test/faults, POST /_test/reset, GET /_test/log,
-GET /_test/faults. See the fault list in parse_faults().
+GET /_test/faults. See the fault list in parse_faults(). GET /_test/log answers once no request is
+still being answered (3 s at most).
 """
 
 import argparse
@@ -378,6 +379,7 @@ def faults_to_json(f):
 class State:
     def __init__(self, root):
         self.lock = threading.Lock()
+        self.entry_done = threading.Condition(self.lock)
         self.repos = {}
         for org in sorted(os.listdir(root)):
             if org.startswith(".") or not os.path.isdir(os.path.join(root, org)):
@@ -457,8 +459,16 @@ class State:
         with self.lock:
             self.log.append(entry)
 
-    def log_snapshot(self):
+    def end_log_entry(self, entry):
         with self.lock:
+            entry["done"] = True
+            self.entry_done.notify_all()
+
+    def log_snapshot(self, settle_s=3.0):
+        """The log once no request is still being answered (or after settle_s): a client that has
+        read a whole body can ask at once, before the server's thread counted its last write."""
+        with self.lock:
+            self.entry_done.wait_for(lambda: all(e["done"] for e in self.log), settle_s)
             return [dict(e) for e in self.log]
 
     def find_for_cdn(self, sha, repo_id, path):
@@ -554,7 +564,7 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
         finally:
             if self._entry is not None:
-                self._entry["done"] = True
+                state.end_log_entry(self._entry)
 
     def finish(self):
         try:
