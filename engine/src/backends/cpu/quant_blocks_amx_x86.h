@@ -165,10 +165,7 @@ void blocks_amx_gemm(const QuantizedRows& x, int n, const void* weights, int64_t
                 }
             }
         }
-        const int block_rows = int(std::min<int64_t>(n - row0, int64_t(tiles) * kTileRows));
-        for (int gi = 0; gi < groups; ++gi)
-            for (int i = 0; i < block_rows; ++i)
-                std::copy_n(acc.data() + (gi * tiles * kTileRows + i) * 16, 16, y + (row0 + i) * ldy + gi * kTileRows);
+        store_block_rows(acc_data, groups, tiles, int(std::min<int64_t>(n - row0, int64_t(tiles) * kTileRows)), y, ldy, row0);
     }
     _tile_release();
 }
