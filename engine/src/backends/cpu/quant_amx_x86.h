@@ -227,11 +227,18 @@ inline void add_q6_k_tile(const int32_t (*high)[16], const int32_t (*low)[16], i
 }
 
 // What the driver below needs of a type: the unpacking of super-block b of 16 weight rows (group gi
-// of the rows at w) and its float step, whether the high plane is signed, and decode's product for
+// of the rows at w), a prefetch of those bytes, and its float step, whether the high plane is signed, and decode's product for
 // fewer rows than a tile is worth (and, for rows as they lie, for rows past the last 16).
 template <class Group>
 const Group& group_superblock(const void* w, int64_t ldw, int gi, int64_t b) {
     return reinterpret_cast<const Group*>(static_cast<const uint8_t*>(w) + gi * kGroupRows * ldw)[b];
+}
+// A group super-block asked for into L2 one group before its unpacking: groups lie 16 rows apart,
+// so each super-block starts a new run of lines that the hardware's prefetchers find too late.
+template <class Group>
+void prefetch_group_superblock(const void* w, int64_t ldw, int gi, int64_t b) {
+    const auto* bytes = reinterpret_cast<const char*>(&group_superblock<Group>(w, ldw, gi, b));
+    for (size_t at = 0; at < sizeof(Group); at += 64) _mm_prefetch(bytes + at, _MM_HINT_T1);
 }
 struct Q4_KAmx {
     using Tiles = Q4_KTiles;
@@ -239,6 +246,7 @@ struct Q4_KAmx {
     static void unpack(const void* w, int64_t ldw, int gi, int64_t b, Tiles& t) {
         unpack_k_tiles<Q4_KValues, 4>(group_superblock<Q4_KGroup>(w, ldw, gi, b), t);
     }
+    static constexpr auto prefetch = &prefetch_group_superblock<Q4_KGroup>;
     static constexpr auto add_tile = &add_k_mins_tile<4>;
     static constexpr SuperblockGemmFn decode = q4_k_groups_superblock_gemm;
 };
@@ -248,6 +256,7 @@ struct Q5_KAmx {
     static void unpack(const void* w, int64_t ldw, int gi, int64_t b, Tiles& t) {
         unpack_k_tiles<Q5_KValues, 3>(group_superblock<Q5_KGroup>(w, ldw, gi, b), t);
     }
+    static constexpr auto prefetch = &prefetch_group_superblock<Q5_KGroup>;
     static constexpr auto add_tile = &add_k_mins_tile<3>;
     static constexpr SuperblockGemmFn decode = q5_k_groups_superblock_gemm;
 };
@@ -257,6 +266,13 @@ struct Q5_KRowsAmx : Q5_KAmx {  // a matrix not interleaved: its rows gathered a
         gather_q5_k(static_cast<const uint8_t*>(w) + gi * kGroupRows * ldw, ldw, b, gathered);
         unpack_k_tiles<Q5_KValues, 3>(gathered, t);
     }
+    static void prefetch(const void* w, int64_t ldw, int gi, int64_t b) {
+        for (int r = 0; r < kGroupRows; ++r) {
+            const char* block = static_cast<const char*>(w) + (gi * kGroupRows + r) * ldw + b * int64_t(sizeof(quant::BlockQ5_K));
+            for (size_t at = 0; at < sizeof(quant::BlockQ5_K); at += 64) _mm_prefetch(block + at, _MM_HINT_T1);
+            _mm_prefetch(block + sizeof(quant::BlockQ5_K) - 1, _MM_HINT_T1);  // blocks straddle lines
+        }
+    }
     static constexpr SuperblockGemmFn decode = &superblock_gemm<Q5_K>;
 };
 struct Q6_KAmx {
@@ -265,6 +281,7 @@ struct Q6_KAmx {
     static void unpack(const void* w, int64_t ldw, int gi, int64_t b, Tiles& t) {
         unpack_q6_k_tiles(group_superblock<Q6_KGroup>(w, ldw, gi, b), t);
     }
+    static constexpr auto prefetch = &prefetch_group_superblock<Q6_KGroup>;
     static constexpr auto add_tile = &add_q6_k_tile;
     static constexpr SuperblockGemmFn decode = &q6_k_groups_superblock_gemm;
 };
@@ -336,6 +353,7 @@ void groups_amx_gemm(const SuperblockRows& x, int n, const void* w, int64_t ldw,
             for (int b = 0; b < nb; ++b)
                 for (int gi = 0; gi < groups; ++gi) {
                     typename T::Tiles& t = unpacked[0];
+                    if (gi + 1 < groups) T::prefetch(w, ldw, gi + 1, b0 + b);
                     T::unpack(w, ldw, gi, b0 + b, t);
                     float* group_acc = acc.data() + gi * tiles * kTileRows * 16;
                     for (int tile = 0; tile < tiles; tile += 2) {
