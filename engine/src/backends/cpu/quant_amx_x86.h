@@ -227,8 +227,9 @@ inline void add_q6_k_tile(const int32_t (*high)[16], const int32_t (*low)[16], i
 }
 
 // What the driver below needs of a type: the unpacking of super-block b of 16 weight rows (group gi
-// of the rows at w), a prefetch of those bytes, and its float step, whether the high plane is signed, and decode's product for
-// fewer rows than a tile is worth (and, for rows as they lie, for rows past the last 16).
+// of the rows at w), a prefetch of those bytes, and its float step, whether the high plane is
+// signed, and decode's product for fewer rows than a tile is worth (and, for rows as they lie, for
+// rows past the last 16).
 template <class Group>
 const Group& group_superblock(const void* w, int64_t ldw, int gi, int64_t b) {
     return reinterpret_cast<const Group*>(static_cast<const uint8_t*>(w) + gi * kGroupRows * ldw)[b];
@@ -268,7 +269,8 @@ struct Q5_KRowsAmx : Q5_KAmx {  // a matrix not interleaved: its rows gathered a
     }
     static void prefetch(const void* w, int64_t ldw, int gi, int64_t b) {
         for (int r = 0; r < kGroupRows; ++r) {
-            const char* block = static_cast<const char*>(w) + (gi * kGroupRows + r) * ldw + b * int64_t(sizeof(quant::BlockQ5_K));
+            const char* block = static_cast<const char*>(w) + (gi * kGroupRows + r) * ldw +
+                                b * int64_t(sizeof(quant::BlockQ5_K));
             for (size_t at = 0; at < sizeof(quant::BlockQ5_K); at += 64) _mm_prefetch(block + at, _MM_HINT_T1);
             _mm_prefetch(block + sizeof(quant::BlockQ5_K) - 1, _MM_HINT_T1);  // blocks straddle lines
         }
