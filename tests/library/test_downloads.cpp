@@ -274,11 +274,15 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(finished(*d), 60000);
         QCOMPARE(d->state(), State::Done);
         QCOMPARE(sha256_of(d->file()), model_sha256_);  // appending the 200 would have made 4 MB
+        // One GET resumed, the last: its Range ignored, the whole file came with a 200. Before it,
+        // GETs from the start only: after the drop Qt may send the first request once more by
+        // itself, and abandon it (seen in CI: 2.7 MB of it sent, the part file untouched).
         const QList<QJsonObject> gets = cdn_gets(server_.log());
-        QCOMPARE(gets.size(), 2);
-        QCOMPARE(gets[1]["range"].toString(), QString("bytes=1000000-"));
-        QCOMPARE(gets[1]["status"].toInt(), 200);
-        QCOMPARE(gets[1]["bytes_sent"].toInteger(), kSize);
+        QVERIFY(gets.size() >= 2);
+        for (qsizetype i = 0; i + 1 < gets.size(); ++i) QVERIFY(gets[i]["range"].isNull());
+        QCOMPARE(gets.last()["range"].toString(), QString("bytes=1000000-"));
+        QCOMPARE(gets.last()["status"].toInt(), 200);
+        QCOMPARE(gets.last()["bytes_sent"].toInteger(), kSize);
     }
 
     void slowServerShowsProgressAndCancelsAtOnce() {
