@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "backends/cpu/prefetch.h"
 #include "model/dtype.h"
 
 namespace llamadesk::cpu {
@@ -60,7 +61,7 @@ void prefetch_block(const KvStorage& kv, BlockTableView table, int layer, int k_
     const int block_size = kv.layout.block_size;
     const auto* rows = static_cast<const char*>(kv.row(kv_slot(table.blocks, block_size, pos).block, layer, k_or_v, kv_head, 0));
     const int64_t bytes = std::min(kPrefetchBytes, int64_t(std::min(block_size, n_ctx - pos)) * kv.row_bytes());
-    for (int64_t at = 0; at < bytes; at += 64) __builtin_prefetch(rows + at);
+    for (int64_t at = 0; at < bytes; at += 64) prefetch_to_l1(rows + at);
 }
 
 }  // namespace

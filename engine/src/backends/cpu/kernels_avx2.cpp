@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backends/cpu/kernels.h"
+#include "backends/cpu/prefetch.h"
 #include "model/quant/blocks.h"
 
 namespace llamadesk::cpu {

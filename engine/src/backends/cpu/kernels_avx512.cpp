@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backends/cpu/kernels.h"
+#include "backends/cpu/prefetch.h"
 #include "core/cpu_features.h"
 #include "model/quant/blocks.h"
 

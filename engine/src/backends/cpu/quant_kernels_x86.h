@@ -36,7 +36,16 @@ constexpr int kPrefetchRows = 8;
 
 inline void prefetch_ahead(const uint8_t* next, int64_t from, int64_t n) {
     if (next)
-        for (int64_t at = from; at < from + n; at += 64) _mm_prefetch(reinterpret_cast<const char*>(next + at), _MM_HINT_T1);
+        for (int64_t at = from; at < from + n; at += 64) prefetch_to_l2(next + at);
+}
+
+// Part `part` of `parts` of the n bytes at p asked for into L2, whatever p's alignment: a loop that
+// asks for a part per pass spreads the prefetches, which issued at once waited on each other.
+inline void prefetch_part(const void* p, size_t n, int part, int parts) {
+    const size_t lines = (n + 63) / 64 + 1;  // the last partial line, wherever the bytes start
+    const char* bytes = static_cast<const char*>(p);
+    for (size_t line = lines * size_t(part) / size_t(parts); line < lines * size_t(part + 1) / size_t(parts); ++line)
+        prefetch_to_l2(bytes + std::min(line * 64, n - 1));
 }
 
 // 16 packed bytes: elements 0..15 from the low nibbles, 16..31 from the high ones.
