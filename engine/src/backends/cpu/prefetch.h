@@ -1,9 +1,9 @@
 #pragma once
 
-// Software prefetches that survive the optimizer. GCC 12 deletes a loop whose body is only
-// __builtin_prefetch, as a loop without effects (at -O2 always, at -O3 where it is inlined into
-// the kernels): every decode kernel's look-ahead was compiled away so. An empty volatile asm that
-// takes the address keeps each one.
+// Software prefetches that survive the optimizer. GCC 12 may delete a loop whose body is only
+// __builtin_prefetch, as a loop without effects (a lone such loop at -O2; at -O3, every decode
+// kernel's look-ahead, inlined into the kernels). An empty volatile asm that takes the address
+// keeps each one.
 
 namespace llamadesk::cpu {
 
