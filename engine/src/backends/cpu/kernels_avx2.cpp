@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backends/cpu/kernels.h"
+#include "backends/cpu/in_order.h"
 #include "backends/cpu/prefetch.h"
 #include "model/quant/blocks.h"
 
@@ -72,7 +73,7 @@ struct Simd {
 
 struct Int8Dot {
     static __m256i dot(__m256i acc, __m256i u, __m256i s) {
-        return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));
+        return in_order(_mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1))));
     }
 };
 constexpr int kQuantTileRows = 4;  // 4 x 2 tile: 8 accumulators, 2 weight chunks and 2 scales of 16 registers

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backends/cpu/kernels.h"
+#include "backends/cpu/in_order.h"
 #include "backends/cpu/prefetch.h"
 #include "core/cpu_features.h"
 #include "model/quant/blocks.h"
@@ -78,7 +79,7 @@ constexpr int kQuantTileCols = 4;
 #else
 struct Int8Dot {  // without VL the integer code has only the 16 AVX2 registers
     static __m256i dot(__m256i acc, __m256i u, __m256i s) {
-        return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));
+        return in_order(_mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1))));
     }
 };
 constexpr int kQuantTileRows = 4;

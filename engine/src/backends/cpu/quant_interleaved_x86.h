@@ -127,7 +127,7 @@ struct GroupVec : PanelVec {
     static I shuffle(I v, I control) { return _mm256_shuffle_epi8(v, control); }
     static I mul32(I a, I b) { return _mm256_mullo_epi32(a, b); }
     static I add32(I a, I b) { return _mm256_add_epi32(a, b); }
-    static I dot16(I acc, I a, I b) { return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b)); }
+    static I dot16(I acc, I a, I b) { return in_order(_mm256_add_epi32(acc, _mm256_madd_epi16(a, b))); }
     static F halves(const uint16_t* p) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
     static F fnma(F a, F b, F c) { return _mm256_fnmadd_ps(a, b, c); }
     static void store_all(float* p, F v) { _mm256_storeu_ps(p, v); }

@@ -123,6 +123,7 @@ struct Q4_1 : Chunked32 {
 };
 
 struct Q5_0 : Chunked32 {
+    static constexpr int kMaxByte = 31;
     using Block = quant::BlockQ5_0;
     static constexpr int kIntOffset = -16;
     static void scales(const Block& b, BlockScales<1>& s) { s.lo[0] = half_to_float(b.d); }
@@ -130,6 +131,7 @@ struct Q5_0 : Chunked32 {
 };
 
 struct Q5_1 : Chunked32 {
+    static constexpr int kMaxByte = 31;
     using Block = quant::BlockQ5_1;
     static constexpr bool kFloatOffset = true;
     static void scales(const Block& b, BlockScales<1>& s) {
@@ -149,6 +151,7 @@ struct Q4_K : Chunked32 {
 };
 
 struct Q5_K : Chunked32 {
+    static constexpr int kMaxByte = 31;
     using Block = quant::BlockQ5_K;
     static constexpr int kChunks = 8;
     static constexpr bool kFloatOffset = true;
@@ -160,6 +163,7 @@ struct Q5_K : Chunked32 {
 };
 
 struct Q6_K : Chunked32 {
+    static constexpr int kMaxByte = 63;
     using Block = quant::BlockQ6_K;
     static constexpr int kChunks = 8;
     static constexpr int kIntOffset = -32;

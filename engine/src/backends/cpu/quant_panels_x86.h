@@ -89,9 +89,9 @@ struct PanelVec {
     // maddubs alone, its pair sums kept in 16 bits (add_byte_pairs), and those widened into 32 (widen16)
     static constexpr bool kPairSums16 = true;
     static I add_byte_pairs(I sum16, I weights, int32_t four) {
-        return _mm256_add_epi16(sum16, _mm256_maddubs_epi16(weights, _mm256_set1_epi32(four)));
+        return in_order(_mm256_add_epi16(sum16, _mm256_maddubs_epi16(weights, _mm256_set1_epi32(four))));
     }
-    static I widen16(I sum, I sum16) { return _mm256_add_epi32(sum, _mm256_madd_epi16(sum16, _mm256_set1_epi16(1))); }
+    static I widen16(I sum, I sum16) { return in_order(_mm256_add_epi32(sum, _mm256_madd_epi16(sum16, _mm256_set1_epi16(1)))); }
     static I magnitudes(I weights) { return _mm256_abs_epi8(weights); }
     static I signed_dot(I sum, I weights, I magnitudes, int32_t four) {
         return Int8Dot::dot(sum, magnitudes, _mm256_sign_epi8(_mm256_set1_epi32(four), weights));
@@ -192,28 +192,33 @@ void panel_tile(const QuantizedRows& x, const float* d_halves, const PanelChunk<
             typename V::I sum[RM];
 #pragma GCC unroll 8
             for (int i = 0; i < RM; ++i) sum[i] = V::zero_i();
-            // Without VNNI a byte dot is maddubs (pairs into 16 bits), madd (into 32) and an add: for
-            // weights below 16 a whole chunk's pair sums fit 16 bits (8 x 2 x 15 x 127 = 30480), so
-            // the chunk pays one madd and one add per row. llamadesk-kernel-bench, avx2, Q4_K 4096 x
-            // 4096 at 512 tokens, 2 Xeon cores: 98-116 -> 136-149 GMAC/s.
-            constexpr bool kPairSums16 = V::kPairSums16 && !PanelChunk<T>::kSignedBytes &&
-                                         T::kMaxByte * 2 * 127 * kGroups <= 32767;
-            if constexpr (kPairSums16) {
-                typename V::I sum16[RM];
+            // Without VNNI a byte dot is maddubs (pairs into 16 bits), madd (into 32) and an add. A pair
+            // sum is at most 2 x kMaxByte x 127, so the pair sums of kRun groups add up in 16 bits first
+            // (8 groups of weights below 16, 4 below 32, 2 below 64) and a run pays one madd and one add
+            // per row. llamadesk-kernel-bench --isa avx2 --rows 14336 --cols 4096 --tokens 512, 2 Xeon
+            // cores: Q5_K 152 -> 177 GMAC/s and Q6_K 125 -> 139 with runs of 4 and 2 (Q4_K's 8 before).
+            constexpr int kRun = V::kPairSums16 && !PanelChunk<T>::kSignedBytes
+                                     ? (32767 / (T::kMaxByte * 2 * 127) < kGroups ? 32767 / (T::kMaxByte * 2 * 127) : kGroups)
+                                     : 1;
+            if constexpr (kRun > 1) {
 #pragma GCC unroll 8
-                for (int i = 0; i < RM; ++i) sum16[i] = V::zero_i();
+                for (int g0 = h * kGroups; g0 < (h + 1) * kGroups; g0 += kRun) {
+                    typename V::I sum16[RM];
 #pragma GCC unroll 8
-                for (int g = h * kGroups; g < (h + 1) * kGroups; ++g) {
-                    const typename V::I weights = p.q[g];
+                    for (int i = 0; i < RM; ++i) sum16[i] = V::zero_i();
 #pragma GCC unroll 8
-                    for (int i = 0; i < RM; ++i) {
-                        int32_t four;
-                        __builtin_memcpy(&four, x.q + i * x.k + 32 * c + 4 * g, 4);
-                        sum16[i] = V::add_byte_pairs(sum16[i], weights, four);
+                    for (int g = g0; g < g0 + kRun; ++g) {
+                        const typename V::I weights = p.q[g];
+#pragma GCC unroll 8
+                        for (int i = 0; i < RM; ++i) {
+                            int32_t four;
+                            __builtin_memcpy(&four, x.q + i * x.k + 32 * c + 4 * g, 4);
+                            sum16[i] = V::add_byte_pairs(sum16[i], weights, four);
+                        }
                     }
-                }
 #pragma GCC unroll 8
-                for (int i = 0; i < RM; ++i) sum[i] = V::widen16(sum[i], sum16[i]);
+                    for (int i = 0; i < RM; ++i) sum[i] = V::widen16(sum[i], sum16[i]);
+                }
             } else {
 #pragma GCC unroll 8
                 for (int g = h * kGroups; g < (h + 1) * kGroups; ++g) {

@@ -71,7 +71,7 @@ struct SuperVec {
     static I slli4(I v) { return _mm256_slli_epi16(v, 4); }
     static I zero() { return _mm256_setzero_si256(); }
     static I dot(I acc, I u, I s, I scales) {
-        return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), scales));
+        return in_order(_mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), scales)));
     }
     // 16-bit lanes 0..7 take scales[pick(0)], lanes 8..15 scales[pick(8)], two words of one dword
     // (there is no 16-bit permute here): that dword everywhere, then a byte shuffle per 128 bits
