@@ -2,6 +2,7 @@
 #include <immintrin.h>
 
 #include <array>
+#include <climits>
 #include <type_traits>
 #include <utility>
 #include <vector>

@@ -189,6 +189,20 @@ inline int32_t sum_pair(const SuperblockRows& x, int64_t i, int64_t b, int p) {
     return pair;
 }
 
+// acc plus activation row i's product with a group super-block b of Q4_K or Q5_K: d times sum (its
+// values times the sub-block scales) less dmin times the mins (q4_k_min_pairs) times the row's sums
+// per 32.
+inline GroupVec::F k_superblock_step(const SuperblockRows& x, int64_t i, int64_t b, GroupVec::I sum,
+                                     const GroupVec::I (&mins)[4], GroupVec::F d, GroupVec::F dmin, GroupVec::F acc) {
+    using V = GroupVec;
+    V::I min_sum = V::zero_i();
+#pragma GCC unroll 4
+    for (int p = 0; p < 4; ++p) min_sum = V::dot16(min_sum, mins[p], V::set1_epi32(sum_pair(x, i, b, p)));
+    const V::F dx = V::set1(x.d[i * (x.k / kSuperBlock) + b]);
+    acc = V::fma(V::to_float(sum), V::mul(d, dx), acc);
+    return V::fnma(V::to_float(min_sum), V::mul(dmin, dx), acc);
+}
+
 // The low and the high nibbles of every byte of v.
 inline void split_nibbles(GroupVec::I v, GroupVec::I& lo, GroupVec::I& hi) {
     const GroupVec::I low4 = GroupVec::set1_epi32(0x0f0f0f0f);
@@ -285,14 +299,7 @@ void k_group_tile(const SuperblockRows& x, const typename T::Group* group, float
         q4_k_min_pairs(s, mins);
         const V::F d = V::halves(g.d), dmin = V::halves(g.dmin);
 #pragma GCC unroll 4
-        for (int i = 0; i < RM; ++i) {
-            V::I min_sum = V::zero_i();
-#pragma GCC unroll 4
-            for (int p = 0; p < 4; ++p) min_sum = V::dot16(min_sum, mins[p], V::set1_epi32(sum_pair(x, i, b, p)));
-            const V::F dx = V::set1(x.d[i * n_blocks + b]);
-            acc[i] = V::fma(V::to_float(sum[i]), V::mul(d, dx), acc[i]);
-            acc[i] = V::fnma(V::to_float(min_sum), V::mul(dmin, dx), acc[i]);
-        }
+        for (int i = 0; i < RM; ++i) acc[i] = k_superblock_step(x, i, b, sum[i], mins, d, dmin, acc[i]);
     }
 #pragma GCC unroll 4
     for (int i = 0; i < RM; ++i) V::store_all(y + i * ldy, acc[i]);
@@ -320,6 +327,7 @@ void k_groups_superblock_gemm(const SuperblockRows& x, int n, const void* w, int
     }
 }
 
+#if defined(LLAMADESK_CPU_VNNI)  // without VNNI, prefill takes the super-block panels below
 // A prefill panel (pack_panel's layout) from a group: each chunk's bytes are the group's values
 // (T::values), its scales and offsets d * scale and -dmin * min per row.
 template <class T>
@@ -361,6 +369,8 @@ void k_groups_quantized_gemm(const QuantizedRows& x, int n, const void* w, int64
         pack_panel_k_group<T>(reinterpret_cast<const typename T::Group*>(groups + r * ldw), n_chunks, panel);
     });
 }
+
+#endif
 
 constexpr SuperblockGemmFn q4_k_groups_superblock_gemm = &k_groups_superblock_gemm<Q4_KValues>;
 constexpr SuperblockGemmFn q5_k_groups_superblock_gemm = &k_groups_superblock_gemm<Q5_KValues>;
@@ -505,6 +515,7 @@ void q6_k_groups_superblock_gemm(const SuperblockRows& x, int n, const void* w, 
         }
 }
 
+#if defined(LLAMADESK_CPU_VNNI)  // without VNNI, prefill takes the super-block panels below
 void pack_panel_q6_k_group(const Q6_KGroup* group, int64_t n_chunks, PanelChunk<Q6_K>* panel) {
     alignas(64) float scale[2][kGroupRows], offset[2][kGroupRows];
     for (int64_t b = 0; b < n_chunks / 8; ++b) {
@@ -535,3 +546,159 @@ void q6_k_groups_quantized_gemm(const QuantizedRows& x, int n, const void* w, in
         pack_panel_q6_k_group(reinterpret_cast<const Q6_KGroup*>(groups + r * ldw), n_chunks, panel);
     });
 }
+#endif
+
+#if !defined(LLAMADESK_CPU_VNNI)
+// K-quant prefill without VNNI. The panels of quant_panels_x86.h pay a float step (convert, scale,
+// accumulate, and the offset's) per sub-block for each activation row: per 32 values of Q4_K and
+// Q5_K, per 16 of Q6_K, where it is a third of the work. From super-block activations (q8_K) the
+// sub-block scales enter the 16-bit multiply-add instead, as in decode, and one step per super-block
+// remains. A thread unpacks each group once per product into super-block panels (a few dozen KiB),
+// which every activation row then passes over.
+//
+// A super-block panel (P::Block) holds the group super-block's values in 64 vectors, vector v
+// holding bytes 4v .. 4v + 3 of each row (what the activation's bytes 4v .. 4v + 3 multiply), and
+// each sub-block's scales. P says how many vectors a sub-block spans, how a group becomes a panel
+// and what the super-block's step adds: the mins (Q4_K, Q5_K) or Q6_K's -32.
+template <class Values>
+struct KSuperPanel {
+    using Group = typename Values::Group;
+    static constexpr int kSubBlockVectors = 8;
+    static constexpr int kMaxValue = Values::kMaxValue;
+    struct Block {
+        GroupVec::I q[64];
+        GroupVec::I scale[8];  // each row's scale of sub-block s in both 16-bit halves of its lane
+        GroupVec::I mins[4];   // q4_k_min_pairs
+        GroupVec::F d, dmin;
+    };
+    static void pack(const Group& group, Block& p) {
+        const Q4_KGroup& g = Values::fields(group);
+        const Q4_KGroupScales s = q4_k_group_scales(g);
+        for (int m = 0; m < 4; ++m)  // run m: chunks 2m and 2m + 1
+            for (int c = 0; c < 8; ++c) Values::values(group, m, c, p.q[16 * m + c], p.q[16 * m + 8 + c]);
+        p.scale[0] = scale_words<0>(s.scale_lo), p.scale[1] = scale_words<1>(s.scale_lo);
+        p.scale[2] = scale_words<2>(s.scale_lo), p.scale[3] = scale_words<3>(s.scale_lo);
+        p.scale[4] = scale_words<0>(s.scale_hi), p.scale[5] = scale_words<1>(s.scale_hi);
+        p.scale[6] = scale_words<2>(s.scale_hi), p.scale[7] = scale_words<3>(s.scale_hi);
+        q4_k_min_pairs(s, p.mins);
+        p.d = GroupVec::halves(g.d);
+        p.dmin = GroupVec::halves(g.dmin);
+    }
+    template <int RM>
+    static void step(const SuperblockRows& x, int64_t b, const Block& p, const GroupVec::I (&sum)[RM],
+                     GroupVec::F (&acc)[RM]) {
+#pragma GCC unroll 4
+        for (int i = 0; i < RM; ++i) acc[i] = k_superblock_step(x, i, b, sum[i], p.mins, p.d, p.dmin, acc[i]);
+    }
+};
+
+struct Q6_KSuperPanel {
+    using Group = Q6_KGroup;
+    static constexpr int kSubBlockVectors = 4;
+    static constexpr int kMaxValue = 63;
+    struct Block {
+        GroupVec::I q[64];
+        GroupVec::I scale[16];
+        GroupVec::I offset[8];  // -32 times each row's scales of sub-blocks 2p, 2p + 1, as 16-bit pairs
+        GroupVec::F d;
+    };
+    static void pack(const Q6_KGroup& g, Block& p) {
+        for (int j = 0; j < 8; ++j)
+            for (int c = 0; c < 8; ++c) p.q[8 * j + c] = q6_values(g, j / 4, j % 4, c);
+        alignas(32) int16_t scale[16][2 * kGroupRows], offset[8][2 * kGroupRows];
+        for (int r = 0; r < kGroupRows; ++r)
+            for (int sub = 0; sub < 16; ++sub) {
+                const int16_t v = int8_t(uint32_t(g.scales[sub / 4][r]) >> (8 * (sub % 4)));
+                scale[sub][2 * r] = scale[sub][2 * r + 1] = v;
+                offset[sub / 2][2 * r + sub % 2] = int16_t(Q6_K::kIntOffset * v);
+            }
+        for (int sub = 0; sub < 16; ++sub) p.scale[sub] = GroupVec::load(scale[sub]);
+        for (int pair = 0; pair < 8; ++pair) p.offset[pair] = GroupVec::load(offset[pair]);
+        p.d = GroupVec::halves(g.d);
+    }
+    template <int RM>
+    static void step(const SuperblockRows& x, int64_t b, const Block& p, const GroupVec::I (&sum)[RM],
+                     GroupVec::F (&acc)[RM]) {
+        using V = GroupVec;
+        const int64_t n_blocks = x.k / kSuperBlock;
+#pragma GCC unroll 4
+        for (int i = 0; i < RM; ++i) {
+            V::I total = sum[i];
+#pragma GCC unroll 8
+            for (int pair = 0; pair < 8; ++pair) {
+                int32_t sums;  // the row's sums of q over sub-blocks 2 pair, 2 pair + 1
+                __builtin_memcpy(&sums, x.sums + 16 * (i * n_blocks + b) + 2 * pair, 4);
+                total = V::dot16(total, p.offset[pair], V::set1_epi32(sums));
+            }
+            acc[i] = V::fma(V::to_float(total), V::mul(p.d, V::set1(x.d[i * n_blocks + b])), acc[i]);
+        }
+    }
+};
+
+template <class P, int RM>
+void super_panel_tile(const SuperblockRows& x, const typename P::Block* panel, float* y, int64_t ldy) {
+    using V = GroupVec;
+    constexpr int kSubBlocks = 64 / P::kSubBlockVectors;
+    // the pair sums of kRun vectors fit 16 bits (2 x kMaxValue x 127 each): 8 of Q4_K, 4 of Q5_K, 2 of Q6_K
+    constexpr int kFit = 32767 / (2 * P::kMaxValue * 127);
+    constexpr int kRun = kFit < P::kSubBlockVectors ? kFit : P::kSubBlockVectors;
+    const int64_t n_blocks = x.k / kSuperBlock;
+    V::F acc[RM];
+#pragma GCC unroll 4
+    for (int i = 0; i < RM; ++i) acc[i] = V::zero();
+    for (int64_t b = 0; b < n_blocks; ++b) {
+        const typename P::Block& p = panel[b];
+        V::I sum[RM];
+#pragma GCC unroll 4
+        for (int i = 0; i < RM; ++i) sum[i] = V::zero_i();
+#pragma GCC unroll 16
+        for (int sub = 0; sub < kSubBlocks; ++sub)
+#pragma GCC unroll 4
+            for (int v0 = sub * P::kSubBlockVectors; v0 < (sub + 1) * P::kSubBlockVectors; v0 += kRun) {
+                V::I pairs[RM];
+#pragma GCC unroll 4
+                for (int i = 0; i < RM; ++i) pairs[i] = V::zero_i();
+#pragma GCC unroll 8
+                for (int v = v0; v < v0 + kRun; ++v)
+#pragma GCC unroll 4
+                    for (int i = 0; i < RM; ++i) {
+                        int32_t four;
+                        __builtin_memcpy(&four, x.q + i * x.k + kSuperBlock * b + 4 * v, 4);
+                        pairs[i] = V::add_byte_pairs(pairs[i], p.q[v], four);
+                    }
+#pragma GCC unroll 4
+                for (int i = 0; i < RM; ++i) sum[i] = V::dot16(sum[i], pairs[i], p.scale[sub]);
+            }
+        P::template step<RM>(x, b, p, sum, acc);
+    }
+#pragma GCC unroll 4
+    for (int i = 0; i < RM; ++i) V::store_all(y + i * ldy, acc[i]);
+}
+
+template <class P, int RM>
+void super_panel_edge(int rm, const SuperblockRows& x, const typename P::Block* panel, float* y, int64_t ldy) {
+    if constexpr (RM > 1) {
+        if (rm < RM) return super_panel_edge<P, RM - 1>(rm, x, panel, y, ldy);
+    }
+    super_panel_tile<P, RM>(x, panel, y, ldy);
+}
+
+// superblock_gemm on groups of P for any number of activation rows: Decode's group tiles below a
+// panel's worth, the super-block panels from there on.
+template <class P, SuperblockGemmFn Decode>
+void groups_super_panel_gemm(const SuperblockRows& x, int n, const void* w, int64_t ldw, int rows, float* y,
+                             int64_t ldy) {
+    if (n < kPanelMinTokens) return Decode(x, n, w, ldw, rows, y, ldy);
+    const int64_t n_blocks = x.k / kSuperBlock;
+    thread_local std::vector<typename P::Block> panel;
+    panel.resize(size_t(n_blocks));
+    const auto* groups = static_cast<const uint8_t*>(w);
+    for (int r = 0; r < rows; r += kGroupRows) {
+        const auto* group = reinterpret_cast<const typename P::Group*>(groups + r * ldw);
+        for (int64_t b = 0; b < n_blocks; ++b) P::pack(group[b], panel[size_t(b)]);
+        for (int t = 0; t < n; t += PanelVec::kTileRows)
+            super_panel_edge<P, PanelVec::kTileRows>(n - t < PanelVec::kTileRows ? n - t : PanelVec::kTileRows,
+                                                     x.from(t), panel.data(), y + t * ldy + r, ldy);
+    }
+}
+#endif

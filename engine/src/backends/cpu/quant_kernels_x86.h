@@ -667,15 +667,27 @@ Kernels with_quantized(Kernels k) {
     k.types[int(DType::Q6_K)].superblock_gemm = &superblock_gemm<Q6_K>;
     for (DType t : {DType::Q4_K, DType::Q5_K, DType::Q6_K}) k.types[int(t)].superblock_max_tokens = kSuperblockMaxTokens;
     k.interleave_rows = kGroupRows;
-    k.interleaved[int(DType::Q4_K)] = {
-        {nullptr, &k_groups_quantized_gemm<Q4_KValues>, nullptr, q4_k_groups_superblock_gemm, kSuperblockMaxTokens, 0, nullptr},
-        &interleave_group<&move_q4_k_row<true>>, &deinterleave_group_row<&move_q4_k_row<false>>};
-    k.interleaved[int(DType::Q5_K)] = {
-        {nullptr, &k_groups_quantized_gemm<Q5_KValues>, nullptr, q5_k_groups_superblock_gemm, kSuperblockMaxTokens, 0, nullptr},
-        &interleave_group<&move_q5_k_row<true>>, &deinterleave_group_row<&move_q5_k_row<false>>};
-    k.interleaved[int(DType::Q6_K)] = {
-        {nullptr, &q6_k_groups_quantized_gemm, nullptr, &q6_k_groups_superblock_gemm, kSuperblockMaxTokens, 0, nullptr},
-        &interleave_group<&move_q6_k_row<true>>, &deinterleave_group_row<&move_q6_k_row<false>>};
+#if defined(LLAMADESK_CPU_VNNI)
+    const TypeKernels q4_k_groups = {nullptr, &k_groups_quantized_gemm<Q4_KValues>, nullptr, q4_k_groups_superblock_gemm,
+                                     kSuperblockMaxTokens, 0, nullptr};
+    const TypeKernels q5_k_groups = {nullptr, &k_groups_quantized_gemm<Q5_KValues>, nullptr, q5_k_groups_superblock_gemm,
+                                     kSuperblockMaxTokens, 0, nullptr};
+    const TypeKernels q6_k_groups = {nullptr, &q6_k_groups_quantized_gemm, nullptr, &q6_k_groups_superblock_gemm,
+                                     kSuperblockMaxTokens, 0, nullptr};
+#else  // super-block activations for any number of rows (groups_super_panel_gemm)
+    const TypeKernels q4_k_groups = {
+        nullptr, nullptr, nullptr, &groups_super_panel_gemm<KSuperPanel<Q4_KValues>, q4_k_groups_superblock_gemm>, INT_MAX, 0, nullptr};
+    const TypeKernels q5_k_groups = {
+        nullptr, nullptr, nullptr, &groups_super_panel_gemm<KSuperPanel<Q5_KValues>, q5_k_groups_superblock_gemm>, INT_MAX, 0, nullptr};
+    const TypeKernels q6_k_groups = {
+        nullptr, nullptr, nullptr, &groups_super_panel_gemm<Q6_KSuperPanel, &q6_k_groups_superblock_gemm>, INT_MAX, 0, nullptr};
+#endif
+    k.interleaved[int(DType::Q4_K)] = {q4_k_groups, &interleave_group<&move_q4_k_row<true>>,
+                                       &deinterleave_group_row<&move_q4_k_row<false>>};
+    k.interleaved[int(DType::Q5_K)] = {q5_k_groups, &interleave_group<&move_q5_k_row<true>>,
+                                       &deinterleave_group_row<&move_q5_k_row<false>>};
+    k.interleaved[int(DType::Q6_K)] = {q6_k_groups, &interleave_group<&move_q6_k_row<true>>,
+                                       &deinterleave_group_row<&move_q6_k_row<false>>};
     k.interleaved[int(DType::Q4_0)] = {{nullptr, &q4_0_groups_quantized_gemm, nullptr, nullptr, 0, 0, nullptr},
                                        &interleave_group<&move_q4_0_row<true>>, &deinterleave_group_row<&move_q4_0_row<false>>};
     k.quantize_rows = &quantize_rows;
