@@ -215,7 +215,6 @@ inline void split_nibbles(GroupVec::I v, GroupVec::I& lo, GroupVec::I& hi) {
 struct Q4_KValues {
     using Type = Q4_K;
     using Group = Q4_KGroup;
-    static constexpr int kMaxValue = 15;
     static const Q4_KGroup& fields(const Group& g) { return g; }
     static void values(const Group& g, int m, int c, GroupVec::I& lo, GroupVec::I& hi) {
         split_nibbles(GroupVec::load(g.qs[m][c]), lo, hi);
@@ -224,7 +223,6 @@ struct Q4_KValues {
 struct Q5_KValues {
     using Type = Q5_K;
     using Group = Q5_KGroup;
-    static constexpr int kMaxValue = 31;
     static const Q4_KGroup& fields(const Group& g) { return g.g; }
     static void values(const Group& g, int m, int c, GroupVec::I& lo, GroupVec::I& hi) {
         using V = GroupVec;
@@ -240,8 +238,8 @@ template <class T, int RM>
 void k_group_tile(const SuperblockRows& x, const typename T::Group* group, float* y, int64_t ldy) {
     using V = GroupVec;
     const int64_t n_blocks = x.k / kSuperBlock;
-    // without VNNI, the 16-bit pair sums of how many vectors fit 16 bits: 8 x 2 x 15 x 127, 4 x 2 x 31 x 127
-    constexpr int kRun = V::kPairSums16 && 8 * 2 * T::kMaxValue * 127 > 32767 ? 4 : 8;
+    // without VNNI, runs of as many vectors as 16-bit pair sums hold: Q4_K 8, Q5_K 4
+    constexpr int kRun = V::kPairSums16 ? pair_sums_in_16_bits(T::Type::kMaxByte, 8) : 8;
     V::F acc[RM];
 #pragma GCC unroll 4
     for (int i = 0; i < RM; ++i) acc[i] = V::zero();
@@ -566,7 +564,7 @@ template <class Values>
 struct KSuperPanel {
     using Group = typename Values::Group;
     static constexpr int kSubBlockVectors = 8;
-    static constexpr int kMaxValue = Values::kMaxValue;
+    static constexpr int kMaxByte = Values::Type::kMaxByte;
     struct Block {
         GroupVec::I q[64];
         GroupVec::I scale[8];  // each row's scale of sub-block s in both 16-bit halves of its lane
@@ -597,7 +595,7 @@ struct KSuperPanel {
 struct Q6_KSuperPanel {
     using Group = Q6_KGroup;
     static constexpr int kSubBlockVectors = 4;
-    static constexpr int kMaxValue = 63;
+    static constexpr int kMaxByte = Q6_K::kMaxByte;
     struct Block {
         GroupVec::I q[64];
         GroupVec::I scale[16];
@@ -641,9 +639,7 @@ template <class P, int RM>
 void super_panel_tile(const SuperblockRows& x, const typename P::Block* panel, float* y, int64_t ldy) {
     using V = GroupVec;
     constexpr int kSubBlocks = 64 / P::kSubBlockVectors;
-    // the pair sums of kRun vectors fit 16 bits (2 x kMaxValue x 127 each): 8 of Q4_K, 4 of Q5_K, 2 of Q6_K
-    constexpr int kFit = 32767 / (2 * P::kMaxValue * 127);
-    constexpr int kRun = kFit < P::kSubBlockVectors ? kFit : P::kSubBlockVectors;
+    constexpr int kRun = pair_sums_in_16_bits(P::kMaxByte, P::kSubBlockVectors);  // Q4_K 8, Q5_K 4, Q6_K 2
     const int64_t n_blocks = x.k / kSuperBlock;
     V::F acc[RM];
 #pragma GCC unroll 4

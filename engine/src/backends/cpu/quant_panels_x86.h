@@ -123,6 +123,12 @@ struct PanelVec {
 };
 #endif
 
+// How many vectors' maddubs pair sums (each at most 2 x max_byte x 127, the activations' bytes
+// within +-127) add up in 16 bits, at most n.
+constexpr int pair_sums_in_16_bits(int max_byte, int n) {
+    return 32767 / (2 * max_byte * 127) < n ? 32767 / (2 * max_byte * 127) : n;
+}
+
 constexpr int kPanelMinTokens = 8;  // fewer activation rows are not worth a panel: they take the tile
 
 template <class T>
@@ -197,9 +203,7 @@ void panel_tile(const QuantizedRows& x, const float* d_halves, const PanelChunk<
             // (8 groups of weights below 16, 4 below 32, 2 below 64) and a run pays one madd and one add
             // per row. llamadesk-kernel-bench --isa avx2 --rows 14336 --cols 4096 --tokens 512, 2 Xeon
             // cores: Q5_K 152 -> 177 GMAC/s and Q6_K 125 -> 139 with runs of 4 and 2 (Q4_K's 8 before).
-            constexpr int kRun = V::kPairSums16 && !PanelChunk<T>::kSignedBytes
-                                     ? (32767 / (T::kMaxByte * 2 * 127) < kGroups ? 32767 / (T::kMaxByte * 2 * 127) : kGroups)
-                                     : 1;
+            constexpr int kRun = V::kPairSums16 && !PanelChunk<T>::kSignedBytes ? pair_sums_in_16_bits(T::kMaxByte, kGroups) : 1;
             if constexpr (kRun > 1) {
 #pragma GCC unroll 8
                 for (int g0 = h * kGroups; g0 < (h + 1) * kGroups; g0 += kRun) {
