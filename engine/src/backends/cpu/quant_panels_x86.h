@@ -205,7 +205,7 @@ void panel_tile(const QuantizedRows& x, const float* d_halves, const PanelChunk<
             // cores: Q5_K 152 -> 177 GMAC/s and Q6_K 125 -> 139 with runs of 4 and 2 (Q4_K's 8 before).
             constexpr int kRun = V::kPairSums16 && !PanelChunk<T>::kSignedBytes ? pair_sums_in_16_bits(T::kMaxByte, kGroups) : 1;
             if constexpr (kRun > 1) {
-#pragma GCC unroll 8
+#pragma GCC unroll 4
                 for (int g0 = h * kGroups; g0 < (h + 1) * kGroups; g0 += kRun) {
                     typename V::I sum16[RM];
 #pragma GCC unroll 8
