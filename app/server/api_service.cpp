@@ -149,7 +149,6 @@ void ApiService::onFinished(const QString& key, const GenerationResult& result, 
     if (it == active_.end()) return;
     const Active done = std::move(*it);
     active_.erase(it);
-    done.stream->push(ApiEvent{ApiEvent::Kind::Finished, {}, result, {}});
 
     const Usage usage = usage_of(result.stats);
     const ApiRequest& request = done.request;
@@ -176,6 +175,9 @@ void ApiService::onFinished(const QString& key, const GenerationResult& result, 
             idle_.push_back(std::move(kept));
         }
     }
+    // Only now the client hears of the end: a /metrics read or a follow-up it sends on the answer
+    // finds the counters and the kept conversation already updated.
+    done.stream->push(ApiEvent{ApiEvent::Kind::Finished, {}, result, {}});
     if (!whole) emit requestDelete(key);  // its blocks go back to the pool
     for (;;) {
         QString oldest;
