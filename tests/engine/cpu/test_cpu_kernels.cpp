@@ -252,7 +252,10 @@ private slots:
         const Size sizes[] = {{1, 1, 1},   {1, 7, 5},    {3, 5, 17},  {4, 3, 8},     {5, 7, 33},
                               {9, 13, 64}, {17, 10, 100}, {1, 33, 768}, {6, 14, 129},
                               // one query against a block of keys: short rows, four at a time, and a tail
-                              {1, 18, 64}, {1, 6, 32}, {1, 9, 16}};
+                              {1, 18, 64}, {1, 6, 32}, {1, 9, 16},
+                              // panels (32 rows of x or more): several panels and a part, columns
+                              // over several blocks and a vector's tail, a last tile of fewer rows
+                              {33, 197, 1000}, {40, 96, 67}, {32, 50, 385}};
         for (DType dtype : {DType::F32, DType::F16, DType::BF16}) {
             const GemmFn gemm = kernels.types[int(dtype)].gemm;
             QVERIFY(gemm && !kernels.types[int(dtype)].quantized_gemm);

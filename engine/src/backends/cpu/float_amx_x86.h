@@ -53,7 +53,7 @@ constexpr int kBf16PanelRows = 2 * kTileRows;  // two A tiles
 // A prefill item's weight rows: many (each item reads all activation tiles from L2 or L3), whole
 // panels, and a multiple of the float tile that rows_per_item rounds to.
 constexpr int kBf16ItemRows = 9 * kBf16PanelRows;
-static_assert(kBf16ItemRows % Simd::TN == 0);
+static_assert(kBf16ItemRows % kFloatPanelRows == 0);
 // A tiles per A tile row of a panel chunk (BF16: 8 steps of 32 columns; F16: 4 steps in two
 // planes): 16 KiB for the panel, in L1. 4 and 16 were slower (kernel bench, 4096 x 4096, 512 tokens).
 constexpr int kBf16ChunkTiles = 8;

@@ -99,6 +99,8 @@ struct TypeKernels {
     Bf16TileGemmFn bf16_tile_gemm;
 };
 inline constexpr int kBf16TileMinTokens = 16;  // fewer rows than a tile take gemm
+// gemm's float panels from this many activation rows; its tiles below (float_panels.h says why)
+inline constexpr int kFloatPanelMinTokens = 32;
 
 // A type's kernels on weights regrouped at load so that lane r of each vector is row r of a group
 // of Kernels::interleave_rows rows (llama.cpp's repack), and how a group is made.

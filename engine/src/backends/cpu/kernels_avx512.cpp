@@ -26,6 +26,8 @@ struct Simd {
     static constexpr int W = 16;
     static constexpr int TM = 4;  // 4 x 6 tile: 24 accumulators + 6 weights + 1 activation of 32 registers
     static constexpr int TN = 6;
+    static constexpr int PM = 8;  // the panel tile: 8 x 3 vectors, 24 accumulators + 3 weights + 1 activation
+    static constexpr int PN = 3;
 
     static V zero() { return _mm512_setzero_ps(); }
     static V set1(float a) { return _mm512_set1_ps(a); }
@@ -69,6 +71,37 @@ struct Simd {
         _mm_storeu_ps(out, _mm_add_ps(_mm256_castps256_ps128(abcd), _mm256_extractf128_ps(abcd, 1)));
     }
     static float hmax(V v) { return _mm512_reduce_max_ps(v); }
+    // v[c] = column c of the 16 x 16 matrix whose row r was v[r]: interleaves of 32 and 64 bits
+    // within 128-bit lanes, then two rounds of 128-bit lanes.
+    static void transpose(V (&v)[W]) {
+        V t[W], u[W];
+#pragma GCC unroll 8
+        for (int i = 0; i < W; i += 2) {
+            t[i] = _mm512_unpacklo_ps(v[i], v[i + 1]);
+            t[i + 1] = _mm512_unpackhi_ps(v[i], v[i + 1]);
+        }
+#pragma GCC unroll 4
+        for (int g = 0; g < W; g += 4) {  // u[g + m], lane L: column 4L + m of rows g .. g + 3
+            u[g] = _mm512_shuffle_ps(t[g], t[g + 2], 0x44);
+            u[g + 1] = _mm512_shuffle_ps(t[g], t[g + 2], 0xee);
+            u[g + 2] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0x44);
+            u[g + 3] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0xee);
+        }
+#pragma GCC unroll 4
+        for (int m = 0; m < 4; ++m) {
+            t[m] = _mm512_shuffle_f32x4(u[m], u[4 + m], 0x88);
+            t[4 + m] = _mm512_shuffle_f32x4(u[m], u[4 + m], 0xdd);
+            t[8 + m] = _mm512_shuffle_f32x4(u[8 + m], u[12 + m], 0x88);
+            t[12 + m] = _mm512_shuffle_f32x4(u[8 + m], u[12 + m], 0xdd);
+        }
+#pragma GCC unroll 4
+        for (int m = 0; m < 4; ++m) {
+            v[m] = _mm512_shuffle_f32x4(t[m], t[8 + m], 0x88);
+            v[8 + m] = _mm512_shuffle_f32x4(t[m], t[8 + m], 0xdd);
+            v[4 + m] = _mm512_shuffle_f32x4(t[4 + m], t[12 + m], 0x88);
+            v[12 + m] = _mm512_shuffle_f32x4(t[4 + m], t[12 + m], 0xdd);
+        }
+    }
 };
 
 #include "backends/cpu/kernels_impl.h"

@@ -1,8 +1,10 @@
 // Portable kernels: the same bodies over plain 8-float arrays (the compiler vectorizes what it can
 // for the baseline instruction set). Used on CPUs without AVX2.
 #include "backends/cpu/kernels.h"
+#include "backends/cpu/prefetch.h"
 
 #include <algorithm>
+#include <utility>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -20,6 +22,8 @@ struct Simd {
     static constexpr int W = 8;
     static constexpr int TM = 4;
     static constexpr int TN = 2;
+    static constexpr int PM = 4;
+    static constexpr int PN = 2;
 
     template <class F>
     static V each(F f) {
@@ -67,6 +71,10 @@ struct Simd {
         float m = a.v[0];
         for (int i = 1; i < W; ++i) m = a.v[i] > m ? a.v[i] : m;
         return m;
+    }
+    static void transpose(V (&v)[W]) {
+        for (int r = 0; r < W; ++r)
+            for (int c = r + 1; c < W; ++c) std::swap(v[r].v[c], v[c].v[r]);
     }
 };
 

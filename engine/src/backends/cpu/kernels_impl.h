@@ -3,8 +3,9 @@
 // between files compiled with different instruction sets).
 //
 // Simd provides: V (a vector of W floats), TM x TN (the GEMM micro-tile: activation rows x weight
-// rows), zero, set1, load, store, load_f16, store_f16, load_bf16, load_i8 (W int8 as floats), f16_scalar, fma, add, mul, div, max, min,
-// round, pow2n (2^n for whole n), hsum, hsum4 (four sums at once), hmax.
+// rows), PM x PN (float_panels.h's tile: activation rows x vectors of weight rows), zero, set1, load, store, load_f16, store_f16, load_bf16, load_i8 (W int8 as floats), f16_scalar, fma, add, mul, div, max, min,
+// round, pow2n (2^n for whole n), hsum, hsum4 (four sums at once), hmax, transpose (W vectors as a
+// W x W matrix, in place).
 //
 // GEMM layout: both x (n, k) and w (rows, k) are contiguous along k, so each output is a dot
 // product. A TM x TN tile keeps TM*TN vector accumulators in registers and, per step of W
@@ -133,14 +134,17 @@ void gemv(const float* x, const typename WeightElement<K>::type* w, int64_t ldw,
     }
 }
 
-// Activation rows outside, weight rows inside: a TM-row slice of x stays in L1 while the weight
-// rows pass over it from L2 (callers give each thread a slice of rows small enough for L2). Per
-// step that streams TN weight vectors (half the bytes for f16) rather than TM activation vectors.
+#include "backends/cpu/float_panels.h"
+
+// kFloatPanelMinTokens activation rows or more take panels, where the weights have a panel's rows
+// or more; short products (attention's blocks of keys) and fewer rows the tiles: activation rows
+// outside, weight rows inside, a TM-row slice of x staying in L1 while the weight rows pass over it.
 template <WeightKind K>
 void gemm(const float* x, int64_t ldx, int n, const void* weights, int64_t ldw, int rows, int k,
           float* y, int64_t ldy) {
     const auto* w = static_cast<const typename WeightElement<K>::type*>(weights);
     if (n == 1) return gemv<K>(x, w, ldw, rows, k, y);
+    if (n >= kFloatPanelMinTokens && rows >= kFloatPanelRows) return float_panel_gemm<K>(x, ldx, n, w, ldw, rows, k, y, ldy);
     for (int t = 0; t < n; t += Simd::TM) {
         const int rm = n - t < Simd::TM ? n - t : Simd::TM;
         for (int r = 0; r < rows; r += Simd::TN) {
@@ -371,11 +375,11 @@ uint64_t float_peak_probe(int64_t iterations) {
 Kernels make_kernels(const char* isa) {
     Kernels k{};
     k.isa = isa;
-    k.tile_rows = Simd::TN;
+    k.tile_rows = kFloatPanelRows;
     k.block_tile_rows = Simd::TN;  // with_quantized sets the block types' own
-    k.types[int(DType::F32)] = TypeKernels{&gemm<WeightKind::F32>, nullptr, &weighted_rows<WeightKind::F32>, nullptr, 0, 0, nullptr};
-    k.types[int(DType::F16)] = TypeKernels{&gemm<WeightKind::F16>, nullptr, &weighted_rows<WeightKind::F16>, nullptr, 0, 0, nullptr};
-    k.types[int(DType::BF16)] = TypeKernels{&gemm<WeightKind::BF16>, nullptr, &weighted_rows<WeightKind::BF16>, nullptr, 0, 0, nullptr};
+    k.types[int(DType::F32)] = TypeKernels{&gemm<WeightKind::F32>, nullptr, &weighted_rows<WeightKind::F32>, nullptr, 0, kFloatItemRows, nullptr};
+    k.types[int(DType::F16)] = TypeKernels{&gemm<WeightKind::F16>, nullptr, &weighted_rows<WeightKind::F16>, nullptr, 0, kFloatItemRows, nullptr};
+    k.types[int(DType::BF16)] = TypeKernels{&gemm<WeightKind::BF16>, nullptr, &weighted_rows<WeightKind::BF16>, nullptr, 0, kFloatItemRows, nullptr};
     k.types[int(DType::Q8_0)].weighted_rows = &weighted_rows_q8_0;
     k.to_f16 = &to_f16;
     k.softmax = &softmax;

@@ -22,12 +22,13 @@ Input input_format(const TypeKernels& type, const TensorView& w, int n) {
 }
 
 // Weight rows per work item: about 8 items per thread so uneven threads even out, a multiple of
-// the kernel's tile (for block types, its panel), and for a prefill that reads the activations in
-// a format of its own the type's own number, else at most 128 KiB, so the slice stays in L2 while
-// every slice of activation rows passes over it.
+// the kernel's tile (for block types, its panel), and for a prefill the type's own number where it
+// has one (float weights: on gemm's panels, from kFloatPanelMinTokens rows), else at most 128 KiB,
+// so the slice stays in L2 while every slice of activation rows passes over it.
 int64_t rows_per_item(const Kernels& kernels, const TensorView& w, int n, Input format, int n_threads) {
     int64_t chunk = w.rows / (int64_t(n_threads) * 8);
-    const int prefill_rows = format == Input::Floats ? 0 : kernels_of(kernels, w).prefill_item_rows;
+    const bool float_tiles = format == Input::Floats && n < kFloatPanelMinTokens;
+    const int prefill_rows = float_tiles ? 0 : kernels_of(kernels, w).prefill_item_rows;
     if (n > 1 && prefill_rows) chunk = std::min<int64_t>(std::max<int64_t>(chunk, w.rows / (2 * n_threads)), prefill_rows);
     else if (n > 1) chunk = std::min<int64_t>(chunk, std::max<int64_t>(1, (128 * 1024) / w.row_bytes()));
     const int64_t tile = w.interleaved_rows             ? w.interleaved_rows
