@@ -19,6 +19,9 @@ struct KvLayout {
     int n_layers = 0;
     int n_kv_heads = 0;
     int head_dim = 0;
+    // Larger blocks, longer runs of one kv head, do not make the CPU's decode attention read faster:
+    // llamadesk-attention-bench --block-size 16, 32, 64, 128 at 4096 positions, 2 Xeon cores: 34.7 to
+    // 36.5 ms per token for every size, about 15 GB/s of a 29 GB/s probe.
     int block_size = 16;
 
     // elements of one block (K and V, all layers)

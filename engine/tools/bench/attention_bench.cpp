@@ -33,13 +33,13 @@ namespace {
 const char* usage() {
     return "usage: llamadesk-attention-bench [--threads N] [--isa SET] [--kv-type f16|f32|q8_0]\n"
            "       [--ctx 16,1000,4096] [--layers L] [--heads H] [--kv-heads H] [--head-dim D]\n"
-           "       [--runs N] [--shuffled 0|1]\n"
+           "       [--runs N] [--shuffled 0|1] [--block-size B]\n"
            "  defaults: 2 threads, the set LLAMADESK_ISA names or the best, f16, the 8B Llama 3 shape,\n"
-           "  best of 5 runs, blocks in order\n";
+           "  best of 5 runs, blocks in order, the engine's block size\n";
 }
 
 struct Options {
-    int threads = 2, layers = 32, heads = 32, kv_heads = 8, head_dim = 128, runs = 5;
+    int threads = 2, layers = 32, heads = 32, kv_heads = 8, head_dim = 128, runs = 5, block_size = KvLayout{}.block_size;
     bool shuffled = false;
     std::string isa;
     KvCacheType kv_type = KvCacheType::F16;
@@ -59,18 +59,19 @@ Options parse_options(int argc, char** argv) {
         else if (arg == "--head-dim") o.head_dim = tools::parse_int(arg, value);
         else if (arg == "--runs") o.runs = tools::parse_int(arg, value);
         else if (arg == "--shuffled") o.shuffled = tools::parse_int(arg, value) != 0;
+        else if (arg == "--block-size") o.block_size = tools::parse_int(arg, value);
         else return false;
         return true;
     });
     if (!run) std::exit(0);
     const bool contexts_ok = std::all_of(o.contexts.begin(), o.contexts.end(), [](int c) { return c >= 1; });
     if (o.threads < 1 || o.layers < 1 || o.runs < 1 || o.kv_heads < 1 || o.heads % o.kv_heads || o.head_dim < 1 ||
-        !contexts_ok)
+        o.block_size < 1 || !contexts_ok)
         fail(ErrorCode::InvalidArgument,
-             "--threads, --layers, --runs, --head-dim and every --ctx must be positive and --heads a multiple of "
+             "--threads, --layers, --runs, --head-dim, --block-size and every --ctx must be positive and --heads a multiple of "
              "--kv-heads, not " + std::to_string(o.threads) + ", " + std::to_string(o.layers) + ", " +
                  std::to_string(o.runs) + ", " + std::to_string(o.head_dim) + ", heads " + std::to_string(o.heads) +
-                 " over " + std::to_string(o.kv_heads));
+                 " over " + std::to_string(o.kv_heads) + ", block size " + std::to_string(o.block_size));
     return o;
 }
 
@@ -88,7 +89,7 @@ int main(int argc, char** argv) {
         config.n_heads = o.heads;
         config.n_kv_heads = o.kv_heads;
         config.dim = o.heads * o.head_dim;
-        const KvLayout layout{o.layers, o.kv_heads, o.head_dim, 16};
+        const KvLayout layout{o.layers, o.kv_heads, o.head_dim, o.block_size};
         const int max_ctx = *std::max_element(o.contexts.begin(), o.contexts.end());
         const int64_t n_blocks = 2 * layout.blocks_for(max_ctx);
         const int64_t pool_bytes = type->bytes(n_blocks * layout.block_elements());
@@ -116,10 +117,10 @@ int main(int argc, char** argv) {
         for (float& v : q) v = dist(rng);
         const double bandwidth = bench::measure_read_bandwidth(o.threads);
 
-        std::printf("%d layers, %d query heads, %d kv heads of %d, %s cache, kernel set %s, %d threads, blocks %s\n"
+        std::printf("%d layers, %d query heads, %d kv heads of %d, %s cache, kernel set %s, %d threads, blocks of %d %s\n"
                     "memory: %.2f GB/s read by %d threads\n%8s %12s %14s %10s %8s\n",
                     o.layers, o.heads, o.kv_heads, o.head_dim, type->name, kernels->isa, o.threads,
-                    o.shuffled ? "shuffled" : "in order", bandwidth * 1e-9, o.threads, "context", "ms/token",
+                    o.block_size, o.shuffled ? "shuffled" : "in order", bandwidth * 1e-9, o.threads, "context", "ms/token",
                     "KV MB/token", "GB/s", "of bw");
         using Clock = std::chrono::steady_clock;
         for (int ctx : o.contexts) {

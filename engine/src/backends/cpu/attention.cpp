@@ -53,7 +53,8 @@ void gather_transposed(const KvStorage& kv, BlockTableView table, int layer, int
 // asked for into the caches: a head's rows in one block are a few KiB, and blocks lie anywhere in
 // the pool, so the hardware's prefetchers, which follow a run of lines within a page, start cold at
 // every block. Once started they fetch the rest of the run; asking for every line cost more load
-// slots than it saved (llamadesk-attention-bench, 8B shape at 4096).
+// slots than it saved (llamadesk-attention-bench, 8B shape at 4096), and asking for a whole block
+// into L2, 1 to 8 blocks ahead, read 32.6 to 35.6 ms, these 34.8 to 35.2: nothing beyond the noise.
 constexpr int kPrefetchBlocks = 2;
 constexpr int64_t kPrefetchBytes = 1024;
 void prefetch_block(const KvStorage& kv, BlockTableView table, int layer, int k_or_v, int kv_head, int pos, int n_ctx) {
