@@ -92,7 +92,6 @@ void pack_panel_q4_0_group(const Q4_0Group* group, int64_t n_chunks, PanelChunk<
         PanelChunk<Q4_0>& p = panel[b];
         for (int c = 0; c < 4; ++c) split_nibbles(V::load(g.qs[c]), p.q[c], p.q[c + 4]);
         p.scale[0] = V::halves(g.d);
-        p.offset[0] = V::mul(p.scale[0], V::set1(float(PanelChunk<Q4_0>::kIntOffset)));
     }
 }
 

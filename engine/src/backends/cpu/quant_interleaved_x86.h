@@ -352,7 +352,7 @@ void pack_panel_k_group(const typename T::Group* group, int64_t n_chunks, PanelC
                 }
                 PanelChunk<typename T::Type>& p = half ? hi : lo;
                 p.scale[0] = PanelVec::load(scale);
-                p.offset[0] = PanelVec::load(offset);
+                p.offset = PanelVec::load(offset);
             }
         }
     }
@@ -515,7 +515,7 @@ void q6_k_groups_superblock_gemm(const SuperblockRows& x, int n, const void* w, 
 
 #if defined(LLAMADESK_CPU_VNNI)  // without VNNI, prefill takes the super-block panels below
 void pack_panel_q6_k_group(const Q6_KGroup* group, int64_t n_chunks, PanelChunk<Q6_K>* panel) {
-    alignas(64) float scale[2][kGroupRows], offset[2][kGroupRows];
+    alignas(64) float scale[2][kGroupRows];
     for (int64_t b = 0; b < n_chunks / 8; ++b) {
         const Q6_KGroup& g = group[b];
         for (int chunk = 0; chunk < 8; ++chunk) {
@@ -526,13 +526,9 @@ void pack_panel_q6_k_group(const Q6_KGroup* group, int64_t n_chunks, PanelChunk<
                 for (int half = 0; half < 2; ++half) {
                     const int s = 2 * chunk + half;
                     scale[half][r] = d * float(int8_t(uint32_t(g.scales[s / 4][r]) >> (8 * (s % 4))));
-                    offset[half][r] = float(Q6_K::kIntOffset) * scale[half][r];
                 }
             }
-            for (int half = 0; half < 2; ++half) {
-                p.scale[half] = PanelVec::load(scale[half]);
-                p.offset[half] = PanelVec::load(offset[half]);
-            }
+            for (int half = 0; half < 2; ++half) p.scale[half] = PanelVec::load(scale[half]);
         }
     }
 }

@@ -651,7 +651,10 @@ uint64_t peak_probe(Kernels::Multiply multiply, int64_t iterations) {
 
 // The block types' entries of a kernel set whose plain ones make_kernels filled.
 Kernels with_quantized(Kernels k) {
-    auto set = [&](DType t, QuantizedGemmFn f) { k.types[int(t)].quantized_gemm = f; };
+    auto set = [&](DType t, QuantizedGemmFn f) {
+        k.types[int(t)].quantized_gemm = f;
+        k.types[int(t)].prefill_item_rows = kPanelItemRows;
+    };
     set(DType::Q8_0, &quantized_gemm<Q8_0>);
     set(DType::Q4_0, &quantized_gemm<Q4_0>);
     set(DType::Q4_1, &quantized_gemm<Q4_1>);
@@ -669,11 +672,11 @@ Kernels with_quantized(Kernels k) {
     k.interleave_rows = kGroupRows;
 #if defined(LLAMADESK_CPU_VNNI)
     const TypeKernels q4_k_groups = {nullptr, &k_groups_quantized_gemm<Q4_KValues>, nullptr, q4_k_groups_superblock_gemm,
-                                     kSuperblockMaxTokens, 0, nullptr};
+                                     kSuperblockMaxTokens, kPanelItemRows, nullptr};
     const TypeKernels q5_k_groups = {nullptr, &k_groups_quantized_gemm<Q5_KValues>, nullptr, q5_k_groups_superblock_gemm,
-                                     kSuperblockMaxTokens, 0, nullptr};
+                                     kSuperblockMaxTokens, kPanelItemRows, nullptr};
     const TypeKernels q6_k_groups = {nullptr, &q6_k_groups_quantized_gemm, nullptr, &q6_k_groups_superblock_gemm,
-                                     kSuperblockMaxTokens, 0, nullptr};
+                                     kSuperblockMaxTokens, kPanelItemRows, nullptr};
 #else  // super-block activations for any number of rows (groups_super_panel_gemm)
     const TypeKernels q4_k_groups = {
         nullptr, nullptr, nullptr, &groups_super_panel_gemm<KSuperPanel<Q4_KValues>, q4_k_groups_superblock_gemm>, INT_MAX, 0, nullptr};
@@ -688,7 +691,7 @@ Kernels with_quantized(Kernels k) {
                                        &deinterleave_group_row<&move_q5_k_row<false>>};
     k.interleaved[int(DType::Q6_K)] = {q6_k_groups, &interleave_group<&move_q6_k_row<true>>,
                                        &deinterleave_group_row<&move_q6_k_row<false>>};
-    k.interleaved[int(DType::Q4_0)] = {{nullptr, &q4_0_groups_quantized_gemm, nullptr, nullptr, 0, 0, nullptr},
+    k.interleaved[int(DType::Q4_0)] = {{nullptr, &q4_0_groups_quantized_gemm, nullptr, nullptr, 0, kPanelItemRows, nullptr},
                                        &interleave_group<&move_q4_0_row<true>>, &deinterleave_group_row<&move_q4_0_row<false>>};
     k.quantize_rows = &quantize_rows;
     k.quantize_superblocks = &quantize_superblocks;
@@ -702,18 +705,16 @@ Kernels with_quantized(Kernels k) {
 // The amx set: Q4_K, Q5_K and Q6_K groups, and Q5_K rows, take super-block activations for any number
 // of rows (tiles from kAmxMinTokens on), so their panels are never used; Q8_0, and Q4_0 in groups
 // or rows, take tiles from kAmxMinTokens rows on, their panels below. A prefill item reads every
-// activation row once from L3 or memory, so its rows are many. F16 and BF16 take bf16 tiles where
-// the CPU has AMX-BF16.
+// activation row once from L3 or memory, so its rows are many (kPanelItemRows, as on panels). F16
+// and BF16 take bf16 tiles where the CPU has AMX-BF16.
 Kernels with_amx(Kernels k) {
-    k.interleaved[int(DType::Q4_K)].on_groups = {nullptr, nullptr, nullptr, q4_k_groups_amx_gemm, INT_MAX, 512, nullptr};
-    k.interleaved[int(DType::Q5_K)].on_groups = {nullptr, nullptr, nullptr, q5_k_groups_amx_gemm, INT_MAX, 512, nullptr};
-    k.interleaved[int(DType::Q6_K)].on_groups = {nullptr, nullptr, nullptr, q6_k_groups_amx_gemm, INT_MAX, 512, nullptr};
-    k.types[int(DType::Q5_K)] = {nullptr, &quantized_gemm<Q5_K>, nullptr, q5_k_amx_gemm, INT_MAX, 512, nullptr};
+    k.interleaved[int(DType::Q4_K)].on_groups = {nullptr, nullptr, nullptr, q4_k_groups_amx_gemm, INT_MAX, kPanelItemRows, nullptr};
+    k.interleaved[int(DType::Q5_K)].on_groups = {nullptr, nullptr, nullptr, q5_k_groups_amx_gemm, INT_MAX, kPanelItemRows, nullptr};
+    k.interleaved[int(DType::Q6_K)].on_groups = {nullptr, nullptr, nullptr, q6_k_groups_amx_gemm, INT_MAX, kPanelItemRows, nullptr};
+    k.types[int(DType::Q5_K)] = {nullptr, &quantized_gemm<Q5_K>, nullptr, q5_k_amx_gemm, INT_MAX, kPanelItemRows, nullptr};
     k.types[int(DType::Q8_0)].quantized_gemm = &blocks_amx_gemm<Q8_0Amx, &quantized_gemm<Q8_0>>;
     k.types[int(DType::Q4_0)].quantized_gemm = &blocks_amx_gemm<Q4_0Amx, &quantized_gemm<Q4_0>>;
     k.interleaved[int(DType::Q4_0)].on_groups.quantized_gemm = &blocks_amx_gemm<Q4_0GroupAmx, &q4_0_groups_quantized_gemm>;
-    for (DType t : {DType::Q8_0, DType::Q4_0}) k.types[int(t)].prefill_item_rows = 512;
-    k.interleaved[int(DType::Q4_0)].on_groups.prefill_item_rows = 512;
     if (cpu_features().amx_bf16) {  // F16 and BF16: bf16 tiles
         k.types[int(DType::F16)].bf16_tile_gemm = &bf16_tile_gemm<WeightKind::F16>;
         k.types[int(DType::BF16)].bf16_tile_gemm = &bf16_tile_gemm<WeightKind::BF16>;

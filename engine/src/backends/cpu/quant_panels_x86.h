@@ -8,7 +8,8 @@
 // weights at load. The panel is made per product in a buffer of a few dozen KiB, so the mapped file
 // stays the only copy of the weights: each 32-element chunk holds the rows' weights unpacked to
 // bytes, and their scales and offsets decoded to floats. Every activation row then costs, per chunk,
-// eight dots against broadcast activation bytes and four float steps shared by all the panel's rows.
+// eight dots against broadcast activation bytes and three float steps shared by all the panel's rows
+// (four with a float offset, five for Q6_K's two scales).
 // Packing reads each weight once per product, as the decode tile does; the prefill's activation
 // rows then reuse the panel.
 
@@ -42,6 +43,7 @@ struct PanelVec {
     using Mask = __mmask16;
 
     static I zero_i() { return _mm512_setzero_si512(); }
+    static I set1_i(int32_t a) { return _mm512_set1_epi32(a); }
     static I dot(I sum, I weights, int32_t four) { return _mm512_dpbusd_epi32(sum, weights, _mm512_set1_epi32(four)); }
     static constexpr bool kPairSums16 = false;  // dpbusd sums into 32 bits at no cost
     static I add_byte_pairs(I sum16, I weights, int32_t four);  // never used where kPairSums16 is false
@@ -85,6 +87,7 @@ struct PanelVec {
     using Mask = __m256i;
 
     static I zero_i() { return _mm256_setzero_si256(); }
+    static I set1_i(int32_t a) { return _mm256_set1_epi32(a); }
     static I dot(I sum, I weights, int32_t four) { return Int8Dot::dot(sum, weights, _mm256_set1_epi32(four)); }
     // maddubs alone, its pair sums kept in 16 bits (add_byte_pairs), and those widened into 32 (widen16)
     static constexpr bool kPairSums16 = true;
@@ -130,17 +133,31 @@ constexpr int pair_sums_in_16_bits(int max_byte, int n) {
 }
 
 constexpr int kPanelMinTokens = 8;  // fewer activation rows are not worth a panel: they take the tile
+// Weight rows of a prefill work item on panels (TypeKernels::prefill_item_rows). panel_gemm lays out
+// all activation rows' scalars for each item, and a panel is packed and passed over on its own
+// whatever the item's size, so items are large: with items of 128 KiB of weights (32 to 48 rows)
+// llamadesk-kernel-bench --isa avx512vnni --rows 14336 --cols 4096 --tokens 512 read Q8_0 297,
+// Q4_0 groups 316, Q4_K groups 316, Q6_K groups 291 GMAC/s; with 512 rows 347-353, 360-365, 345-354,
+// 327-328 (2 Xeon cores, alternating).
+constexpr int kPanelItemRows = 512;
+
+// A chunk's float offsets (Q4_1, Q5_1, K-quant mins; lane r: row r's, what the activation's d_sum
+// multiplies), in the panels of types that have them.
+template <bool kFloatOffset>
+struct PanelOffset {
+    PanelVec::F offset;
+};
+template <>
+struct PanelOffset<false> {};
 
 template <class T>
-struct PanelChunk {
+struct PanelChunk : PanelOffset<T::kFloatOffset> {
     static constexpr int kHalves = T::kHalfScales ? 2 : 1;  // Q6_K scales each 16 elements
     // Q8_0's signed bytes: stored plus 128 (offset -128) where dots take unsigned bytes of any size
     static constexpr bool kSignedBytes = T::kSigned && !PanelVec::kUnsignedBytes;
     static constexpr int kIntOffset = T::kSigned ? (kSignedBytes ? 0 : -128) : T::kIntOffset;
-    PanelVec::I q[8];           // q[g] lane r: bytes 4g .. 4g + 3 of row r's chunk
-    PanelVec::F scale[kHalves];   // lane r: row r's scale
-    PanelVec::F offset[kHalves];  // lane r: what multiplies the activation's d * sum(q): the integer
-                                  // offset times the scale, plus the float offset
+    PanelVec::I q[8];            // q[g] lane r: bytes 4g .. 4g + 3 of row r's chunk
+    PanelVec::F scale[kHalves];  // lane r: row r's scale; the integer offset starts the sums (panel_tile)
 };
 
 // Rows [0, rn) of w (ldw bytes apart) into panel[0 .. k / 32); the lanes from rn on are zeros.
@@ -149,7 +166,7 @@ void pack_panel(const uint8_t* w, int64_t ldw, int rn, int64_t n_chunks, PanelCh
     using Block = typename T::Block;
     using Chunk = PanelChunk<T>;
     constexpr int kRows = PanelVec::kRows, kChunks = T::kChunks, kHalves = Chunk::kHalves;
-    alignas(64) float scale[kHalves][kRows] = {}, offset[kHalves][kRows] = {};
+    alignas(64) float scale[kHalves][kRows] = {}, offset[kRows] = {};
     __m256i rows[kRows];
     for (int r = rn; r < kRows; ++r) rows[r] = _mm256_setzero_si256();
     for (int64_t b = 0; b < n_chunks / kChunks; ++b) {
@@ -161,49 +178,63 @@ void pack_panel(const uint8_t* w, int64_t ldw, int rn, int64_t n_chunks, PanelCh
                 if constexpr (T::kSigned && !Chunk::kSignedBytes)
                     rows[r] = _mm256_xor_si256(rows[r], _mm256_set1_epi8(char(0x80)));
                 scale[0][r] = s[r].lo[j];
-                offset[0][r] = float(Chunk::kIntOffset) * s[r].lo[j];
-                if constexpr (T::kFloatOffset) offset[0][r] += s[r].offset[j];
-                if constexpr (kHalves == 2) {
-                    scale[1][r] = s[r].hi[j];
-                    offset[1][r] = float(Chunk::kIntOffset) * s[r].hi[j];
-                }
+                if constexpr (kHalves == 2) scale[1][r] = s[r].hi[j];
+                if constexpr (T::kFloatOffset) offset[r] = s[r].offset[j];
             }
             Chunk& p = panel[b * kChunks + j];
             PanelVec::interleave(rows, p.q);
-            for (int h = 0; h < kHalves; ++h) {
-                p.scale[h] = PanelVec::load(scale[h]);
-                p.offset[h] = PanelVec::load(offset[h]);
-            }
+            for (int h = 0; h < kHalves; ++h) p.scale[h] = PanelVec::load(scale[h]);
+            if constexpr (T::kFloatOffset) p.offset = PanelVec::load(offset);
         }
     }
 }
 
-// y[i * ldy + r] = x_i . w_r for RM activation rows and the panel's rows r in store.
-// d_halves: d times each half's sum of q (Q6_K's offsets), two per chunk, unused by other types.
+// What an activation row brings to a chunk besides its bytes: its d, d_sum (what a float offset
+// multiplies) and where the integer sums of each half begin, the integer offset times the sum of q,
+// so that no float step pays for the integer offset. panel_gemm lays them out by tile, chunk and
+// row, so that one pointer reaches a tile's rows at constant distances: six rows' pointers into
+// three arrays had run GCC out of general registers (spilled to vector registers and the stack).
+struct ChunkScalars {
+    float d, d_sum;
+    int32_t starts[2];  // the whole chunk's in starts[0] where one scale covers it
+};
+
+// y[i * ldy + r] = x_i . w_r for RM activation rows and the panel's rows r in store; scalars[c *
+// kTileRows + i]: row i's of chunk c. A chunk costs, per activation row, a convert and a multiply
+// per half and one multiply-add by the activation's d (and one by d_sum where there is a float
+// offset). Q6_K paid 8 float steps for dpbusd's 8 while its integer offset was a float step of each
+// half; now 5 (llamadesk-kernel-bench --isa avx512vnni --types q6_k --rows 14336 --cols 4096
+// --tokens 512, 2 Xeon cores, alternating twice: groups 249, 247 -> 292, 294 GMAC/s).
 // (V is a parameter so that the signed-byte calls, which only PanelVec for AVX2 has, are looked up
 // only where they are used.)
 template <class T, int RM, class V = PanelVec>
-void panel_tile(const QuantizedRows& x, const float* d_halves, const PanelChunk<T>* panel, float* y, int64_t ldy,
-                typename V::Mask store) {
-    constexpr int kHalves = PanelChunk<T>::kHalves, kGroups = 8 / kHalves;
+void panel_tile(const QuantizedRows& x, const ChunkScalars* scalars, const PanelChunk<T>* panel, float* y,
+                int64_t ldy, typename V::Mask store) {
+    using Chunk = PanelChunk<T>;
+    constexpr int kHalves = Chunk::kHalves, kGroups = 8 / kHalves;
     const int64_t n_chunks = x.k / 32;
     typename V::F acc[RM];
 #pragma GCC unroll 8
     for (int i = 0; i < RM; ++i) acc[i] = V::zero();
     for (int64_t c = 0; c < n_chunks; ++c) {
-        const PanelChunk<T>& p = panel[c];
+        const Chunk& p = panel[c];
+        const ChunkScalars* s = scalars + c * PanelVec::kTileRows;
+        typename V::F scaled[RM];  // the chunk's integer sums times the rows' scales, halves added
 #pragma GCC unroll 2
         for (int h = 0; h < kHalves; ++h) {
             // group by group, so each weight vector is loaded once and the RM dot chains interleave
             typename V::I sum[RM];
 #pragma GCC unroll 8
-            for (int i = 0; i < RM; ++i) sum[i] = V::zero_i();
+            for (int i = 0; i < RM; ++i) {
+                if constexpr (Chunk::kIntOffset != 0) sum[i] = V::set1_i(s[i].starts[h]);
+                else sum[i] = V::zero_i();
+            }
             // Without VNNI a byte dot is maddubs (pairs into 16 bits), madd (into 32) and an add. A pair
             // sum is at most 2 x kMaxByte x 127, so the pair sums of kRun groups add up in 16 bits first
             // (8 groups of weights below 16, 4 below 32, 2 below 64) and a run pays one madd and one add
             // per row. llamadesk-kernel-bench --isa avx2 --rows 14336 --cols 4096 --tokens 512, 2 Xeon
             // cores: Q5_K 152 -> 177 GMAC/s and Q6_K 125 -> 139 with runs of 4 and 2 (Q4_K's 8 before).
-            constexpr int kRun = V::kPairSums16 && !PanelChunk<T>::kSignedBytes ? pair_sums_in_16_bits(T::kMaxByte, kGroups) : 1;
+            constexpr int kRun = V::kPairSums16 && !Chunk::kSignedBytes ? pair_sums_in_16_bits(T::kMaxByte, kGroups) : 1;
             if constexpr (kRun > 1) {
 #pragma GCC unroll 4
                 for (int g0 = h * kGroups; g0 < (h + 1) * kGroups; g0 += kRun) {
@@ -228,23 +259,24 @@ void panel_tile(const QuantizedRows& x, const float* d_halves, const PanelChunk<
                 for (int g = h * kGroups; g < (h + 1) * kGroups; ++g) {
                     const typename V::I weights = p.q[g];
                     typename V::I magnitudes;
-                    if constexpr (PanelChunk<T>::kSignedBytes) magnitudes = V::magnitudes(weights);
+                    if constexpr (Chunk::kSignedBytes) magnitudes = V::magnitudes(weights);
 #pragma GCC unroll 8
                     for (int i = 0; i < RM; ++i) {
                         int32_t four;  // the activation's 4 bytes of group g, broadcast to every row
                         __builtin_memcpy(&four, x.q + i * x.k + 32 * c + 4 * g, 4);
-                        if constexpr (PanelChunk<T>::kSignedBytes) sum[i] = V::signed_dot(sum[i], weights, magnitudes, four);
+                        if constexpr (Chunk::kSignedBytes) sum[i] = V::signed_dot(sum[i], weights, magnitudes, four);
                         else sum[i] = V::dot(sum[i], weights, four);
                     }
                 }
             }
 #pragma GCC unroll 8
-            for (int i = 0; i < RM; ++i) {
-                const int64_t at = i * n_chunks + c;
-                acc[i] = V::fma(V::mul(V::to_float(sum[i]), V::set1(x.d[at])), p.scale[h], acc[i]);
-                const float d_sum = kHalves == 2 ? d_halves[2 * at + h] : x.d_sum[at];
-                acc[i] = V::fma(p.offset[h], V::set1(d_sum), acc[i]);
-            }
+            for (int i = 0; i < RM; ++i)
+                scaled[i] = h == 0 ? V::mul(V::to_float(sum[i]), p.scale[0]) : V::fma(V::to_float(sum[i]), p.scale[h], scaled[i]);
+        }
+#pragma GCC unroll 8
+        for (int i = 0; i < RM; ++i) {
+            acc[i] = V::fma(scaled[i], V::set1(s[i].d), acc[i]);
+            if constexpr (T::kFloatOffset) acc[i] = V::fma(p.offset, V::set1(s[i].d_sum), acc[i]);
         }
     }
 #pragma GCC unroll 8
@@ -252,12 +284,12 @@ void panel_tile(const QuantizedRows& x, const float* d_halves, const PanelChunk<
 }
 
 template <class T, int RM>
-void panel_edge(int rm, const QuantizedRows& x, const float* d_halves, const PanelChunk<T>* panel, float* y,
+void panel_edge(int rm, const QuantizedRows& x, const ChunkScalars* scalars, const PanelChunk<T>* panel, float* y,
                 int64_t ldy, PanelVec::Mask store) {
     if constexpr (RM > 1) {
-        if (rm < RM) return panel_edge<T, RM - 1>(rm, x, d_halves, panel, y, ldy, store);
+        if (rm < RM) return panel_edge<T, RM - 1>(rm, x, scalars, panel, y, ldy, store);
     }
-    panel_tile<T, RM>(x, d_halves, panel, y, ldy, store);
+    panel_tile<T, RM>(x, scalars, panel, y, ldy, store);
 }
 
 // The product as quantized_gemm's, for n >= kPanelMinTokens: panel by panel of the thread's rows,
@@ -267,14 +299,22 @@ template <class T, class Pack>
 void panel_gemm(const QuantizedRows& x, int n, int rows, float* y, int64_t ldy, Pack pack) {
     constexpr int kRows = PanelVec::kRows, kTileRows = PanelVec::kTileRows;
     const int64_t n_chunks = x.k / 32;
-    thread_local std::vector<PanelChunk<T>> panel;
-    thread_local std::vector<float> d_halves;
+    using Chunk = PanelChunk<T>;
+    thread_local std::vector<Chunk> panel;
+    thread_local std::vector<ChunkScalars> scalars;  // (tile, chunk, kTileRows)
     panel.resize(size_t(n_chunks));
-    if constexpr (PanelChunk<T>::kHalves == 2) {
-        d_halves.resize(size_t(2 * n * n_chunks));
-        for (int64_t at = 0; at < n * n_chunks; ++at)
-            for (int h = 0; h < 2; ++h) d_halves[size_t(2 * at + h)] = x.d[at] * float(x.half_sums[4 * at + 2 * h]);
-    }
+    const int tiles = (n + kTileRows - 1) / kTileRows;
+    scalars.resize(size_t(tiles * n_chunks * kTileRows));
+    for (int t = 0; t < n; ++t)
+        for (int64_t c = 0; c < n_chunks; ++c) {
+            const int64_t at = t * n_chunks + c;
+            const int32_t* halves = x.half_sums + 4 * at;
+            ChunkScalars& s = scalars[size_t(((t / kTileRows) * n_chunks + c) * kTileRows + t % kTileRows)];
+            s.d = x.d[at];
+            s.d_sum = x.d_sum[at];
+            if constexpr (Chunk::kHalves == 2) s.starts[0] = Chunk::kIntOffset * halves[0], s.starts[1] = Chunk::kIntOffset * halves[2];
+            else s.starts[0] = Chunk::kIntOffset * (halves[0] + halves[2]);
+        }
     for (int r = 0; r < rows; r += kRows) {
         const int rn = rows - r < kRows ? rows - r : kRows;
         pack(r, rn, n_chunks, panel.data());
@@ -282,8 +322,8 @@ void panel_gemm(const QuantizedRows& x, int n, int rows, float* y, int64_t ldy, 
         for (int t = 0; t < n; t += kTileRows) {
             const int rm = n - t < kTileRows ? n - t : kTileRows;
             const QuantizedRows rows_t = x.from(t);
-            const float* halves = PanelChunk<T>::kHalves == 2 ? d_halves.data() + 2 * t * n_chunks : nullptr;
-            panel_edge<T, kTileRows>(rm, rows_t, halves, panel.data(), y + t * ldy + r, ldy, store);
+            panel_edge<T, kTileRows>(rm, rows_t, scalars.data() + (t / kTileRows) * n_chunks * kTileRows, panel.data(),
+                                     y + t * ldy + r, ldy, store);
         }
     }
 }
