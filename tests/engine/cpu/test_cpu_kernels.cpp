@@ -621,6 +621,11 @@ private slots:
                 compare(yb, reference_gemm(quantized_values(kernels, kernels.types[int(DType::Q6_K)], x1, n, 256), b, n), 1e-4);
                 compare(yc, reference_gemm(q2, c, n), 1e-4);
                 compare(ye, reference_gemm(q2, e, n), 1e-4);
+                // other activations of the same shape on the same weights: nothing a kernel keeps
+                // from x1 may be used for them
+                const std::vector<float> x3 = random_floats(size_t(n * 256), 9);
+                matmul(pool, kernels, n, {x3.data(), 256, &a.view, ya.data(), 50});
+                compare(ya, reference_gemm(quantized_values(kernels, kernels.types[int(DType::Q4_K)], x3, n, 256), a, n), 1e-4);
             }
         }
     }

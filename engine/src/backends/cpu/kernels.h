@@ -52,8 +52,11 @@ struct QuantizedRows {
     const float* d_sum;
     const int32_t* half_sums;
     int64_t k;
+    // Differs between quantizations (0: not said), so that a kernel may keep what it derives from
+    // these rows for all the work items of the products that share them.
+    uint64_t serial = 0;
 
-    QuantizedRows from(int64_t t) const {  // the rows from row t on
+    QuantizedRows from(int64_t t) const {  // the rows from row t on (a view with no serial)
         return {q + t * k, d + t * (k / kActivationBlock), d_sum + t * (k / kActivationBlock),
                 half_sums + 4 * t * (k / kActivationBlock), k};
     }

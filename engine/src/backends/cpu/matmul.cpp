@@ -1,6 +1,7 @@
 #include "backends/cpu/matmul.h"
 
 #include <algorithm>
+#include <atomic>
 #include <vector>
 
 namespace llamadesk::cpu {
@@ -55,7 +56,9 @@ struct QuantizedInput {
     std::vector<int16_t> sums, sums32;
     std::vector<uint32_t> pairs;
 
-    QuantizedRows rows() const { return {q.data(), d.data(), d_sum.data(), half_sums.data(), k}; }
+    uint64_t serial = 0;  // QuantizedRows::serial
+
+    QuantizedRows rows() const { return {q.data(), d.data(), d_sum.data(), half_sums.data(), k, serial}; }
     SuperblockRows superblocks() const { return {q.data(), d.data(), sums.data(), sums32.data(), k}; }
     Bf16Tiles bf16_tiles() const { return {pairs.data(), k}; }
 };
@@ -95,6 +98,8 @@ void quantize(ThreadPool& pool, const Kernels& kernels, int n, QuantizedInput& i
                                          in.sums32.data() + t0 * blocks * 8);
         });
     }
+    static std::atomic<uint64_t> quantizations{0};
+    in.serial = ++quantizations;
     const int64_t blocks = in.k / kActivationBlock;
     in.d.resize(size_t(n * blocks));
     in.d_sum.resize(size_t(n * blocks));

@@ -102,7 +102,7 @@ void q4_0_groups_quantized_gemm(const QuantizedRows& x, int n, const void* w, in
     const auto* groups = static_cast<const uint8_t*>(w);
     auto group = [&](int r) { return reinterpret_cast<const Q4_0Group*>(groups + r * ldw); };
     if (n >= kPanelMinTokens)
-        return panel_gemm<Q4_0>(x, n, rows, y, ldy, [&](int r, int, int64_t n_chunks, PanelChunk<Q4_0>* panel) {
+        return panel_gemm<Q4_0>(x, n, groups, ldw, rows, y, ldy, [&](int r, int, int64_t n_chunks, PanelChunk<Q4_0>* panel) {
             pack_panel_q4_0_group(group(r), n_chunks, panel);
         });
     for (int r = 0; r < rows; r += kGroupRows)

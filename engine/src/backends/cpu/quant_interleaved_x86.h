@@ -363,7 +363,7 @@ template <class T>
 void k_groups_quantized_gemm(const QuantizedRows& x, int n, const void* w, int64_t ldw, int rows, int, float* y,
                              int64_t ldy) {
     const auto* groups = static_cast<const uint8_t*>(w);
-    panel_gemm<typename T::Type>(x, n, rows, y, ldy, [&](int r, int, int64_t n_chunks, PanelChunk<typename T::Type>* panel) {
+    panel_gemm<typename T::Type>(x, n, groups, ldw, rows, y, ldy, [&](int r, int, int64_t n_chunks, PanelChunk<typename T::Type>* panel) {
         pack_panel_k_group<T>(reinterpret_cast<const typename T::Group*>(groups + r * ldw), n_chunks, panel);
     });
 }
@@ -536,7 +536,7 @@ void pack_panel_q6_k_group(const Q6_KGroup* group, int64_t n_chunks, PanelChunk<
 void q6_k_groups_quantized_gemm(const QuantizedRows& x, int n, const void* w, int64_t ldw, int rows, int, float* y,
                                 int64_t ldy) {
     const auto* groups = static_cast<const uint8_t*>(w);
-    panel_gemm<Q6_K>(x, n, rows, y, ldy, [&](int r, int, int64_t n_chunks, PanelChunk<Q6_K>* panel) {
+    panel_gemm<Q6_K>(x, n, groups, ldw, rows, y, ldy, [&](int r, int, int64_t n_chunks, PanelChunk<Q6_K>* panel) {
         pack_panel_q6_k_group(reinterpret_cast<const Q6_KGroup*>(groups + r * ldw), n_chunks, panel);
     });
 }

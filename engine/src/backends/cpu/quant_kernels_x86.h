@@ -566,7 +566,7 @@ void quantized_gemm(const QuantizedRows& x, int n, const void* weights, int64_t 
                     int64_t ldy) {
     const auto* w = static_cast<const uint8_t*>(weights);
     if (n >= kPanelMinTokens)
-        return panel_gemm<T>(x, n, rows, y, ldy, [&](int r, int rn, int64_t n_chunks, PanelChunk<T>* panel) {
+        return panel_gemm<T>(x, n, w, ldw, rows, y, ldy, [&](int r, int rn, int64_t n_chunks, PanelChunk<T>* panel) {
             pack_panel<T>(w + r * ldw, ldw, rn, n_chunks, panel);
         });
     for (int t = 0; t < n; t += kQuantTileRows) {

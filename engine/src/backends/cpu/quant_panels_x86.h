@@ -199,6 +199,13 @@ struct ChunkScalars {
     int32_t starts[2];  // the whole chunk's in starts[0] where one scale covers it
 };
 
+// Lines [at, at + 64 * lines) for a tile to ask into L2, one per chunk from its first on: the weights
+// of the next panel, spread over the tiles so that the misses to memory overlap the products.
+struct PanelPrefetch {
+    const char* at;
+    int64_t lines;
+};
+
 // y[i * ldy + r] = x_i . w_r for RM activation rows and the panel's rows r in store; scalars[c *
 // kTileRows + i]: row i's of chunk c. A chunk costs, per activation row, a convert and a multiply
 // per half and one multiply-add by the activation's d (and one by d_sum where there is a float
@@ -209,7 +216,7 @@ struct ChunkScalars {
 // only where they are used.)
 template <class T, int RM, class V = PanelVec>
 void panel_tile(const QuantizedRows& x, const ChunkScalars* scalars, const PanelChunk<T>* panel, float* y,
-                int64_t ldy, typename V::Mask store) {
+                int64_t ldy, typename V::Mask store, PanelPrefetch prefetch) {
     using Chunk = PanelChunk<T>;
     constexpr int kHalves = Chunk::kHalves, kGroups = 8 / kHalves;
     const int64_t n_chunks = x.k / 32;
@@ -217,6 +224,7 @@ void panel_tile(const QuantizedRows& x, const ChunkScalars* scalars, const Panel
 #pragma GCC unroll 8
     for (int i = 0; i < RM; ++i) acc[i] = V::zero();
     for (int64_t c = 0; c < n_chunks; ++c) {
+        if (c < prefetch.lines) prefetch_to_l2(prefetch.at + 64 * c);
         const Chunk& p = panel[c];
         const ChunkScalars* s = scalars + c * PanelVec::kTileRows;
         typename V::F scaled[RM];  // the chunk's integer sums times the rows' scales, halves added
@@ -285,45 +293,63 @@ void panel_tile(const QuantizedRows& x, const ChunkScalars* scalars, const Panel
 
 template <class T, int RM>
 void panel_edge(int rm, const QuantizedRows& x, const ChunkScalars* scalars, const PanelChunk<T>* panel, float* y,
-                int64_t ldy, PanelVec::Mask store) {
+                int64_t ldy, PanelVec::Mask store, PanelPrefetch prefetch) {
     if constexpr (RM > 1) {
-        if (rm < RM) return panel_edge<T, RM - 1>(rm, x, scalars, panel, y, ldy, store);
+        if (rm < RM) return panel_edge<T, RM - 1>(rm, x, scalars, panel, y, ldy, store, prefetch);
     }
-    panel_tile<T, RM>(x, scalars, panel, y, ldy, store);
+    panel_tile<T, RM>(x, scalars, panel, y, ldy, store, prefetch);
 }
 
 // The product as quantized_gemm's, for n >= kPanelMinTokens: panel by panel of the thread's rows,
 // every activation row passing over each panel while it is in L1/L2. pack(r, rn, n_chunks, panel)
-// makes the panel of rows [r, r + rn) (pack_panel from plain rows).
+// makes the panel of rows [r, r + rn), whose bytes are w + r * ldw .. w + (r + rn) * ldw (rows, or
+// the groups that hold them). The weights come from memory once per product, and packing them as
+// they came was a seventh of the tiles' time (perf, 8B Q5_K_M prefill): the tiles over one panel
+// ask for the next one's bytes.
 template <class T, class Pack>
-void panel_gemm(const QuantizedRows& x, int n, int rows, float* y, int64_t ldy, Pack pack) {
+void panel_gemm(const QuantizedRows& x, int n, const uint8_t* w, int64_t ldw, int rows, float* y, int64_t ldy,
+                Pack pack) {
     constexpr int kRows = PanelVec::kRows, kTileRows = PanelVec::kTileRows;
     const int64_t n_chunks = x.k / 32;
     using Chunk = PanelChunk<T>;
     thread_local std::vector<Chunk> panel;
-    thread_local std::vector<ChunkScalars> scalars;  // (tile, chunk, kTileRows)
+    // (tile, chunk, kTileRows), laid out once per thread for all the items of the products that
+    // share x (a tenth of an 8B Q5_K_M prefill's time where every item laid them out)
+    thread_local std::vector<ChunkScalars> scalars;
+    thread_local uint64_t scalars_serial = 0;
     panel.resize(size_t(n_chunks));
     const int tiles = (n + kTileRows - 1) / kTileRows;
-    scalars.resize(size_t(tiles * n_chunks * kTileRows));
-    for (int t = 0; t < n; ++t)
-        for (int64_t c = 0; c < n_chunks; ++c) {
-            const int64_t at = t * n_chunks + c;
-            const int32_t* halves = x.half_sums + 4 * at;
-            ChunkScalars& s = scalars[size_t(((t / kTileRows) * n_chunks + c) * kTileRows + t % kTileRows)];
-            s.d = x.d[at];
-            s.d_sum = x.d_sum[at];
-            if constexpr (Chunk::kHalves == 2) s.starts[0] = Chunk::kIntOffset * halves[0], s.starts[1] = Chunk::kIntOffset * halves[2];
-            else s.starts[0] = Chunk::kIntOffset * (halves[0] + halves[2]);
-        }
+    if (x.serial == 0 || x.serial != scalars_serial) {
+        scalars.resize(size_t(tiles * n_chunks * kTileRows));
+        for (int t = 0; t < n; ++t)
+            for (int64_t c = 0; c < n_chunks; ++c) {
+                const int64_t at = t * n_chunks + c;
+                const int32_t* halves = x.half_sums + 4 * at;
+                ChunkScalars& s = scalars[size_t(((t / kTileRows) * n_chunks + c) * kTileRows + t % kTileRows)];
+                s.d = x.d[at];
+                s.d_sum = x.d_sum[at];
+                if constexpr (Chunk::kHalves == 2)
+                    s.starts[0] = Chunk::kIntOffset * halves[0], s.starts[1] = Chunk::kIntOffset * halves[2];
+                else s.starts[0] = Chunk::kIntOffset * (halves[0] + halves[2]);
+            }
+        scalars_serial = x.serial;
+    }
     for (int r = 0; r < rows; r += kRows) {
         const int rn = rows - r < kRows ? rows - r : kRows;
         pack(r, rn, n_chunks, panel.data());
         const PanelVec::Mask store = PanelVec::lanes(rn);
+        const int next_rn = rows - r - kRows < kRows ? rows - r - kRows : kRows;
+        const int64_t next_lines = next_rn > 0 ? (next_rn * ldw + 63) / 64 : 0, tile_lines = (next_lines + tiles - 1) / tiles;
         for (int t = 0; t < n; t += kTileRows) {
             const int rm = n - t < kTileRows ? n - t : kTileRows;
             const QuantizedRows rows_t = x.from(t);
+            const int64_t first = t / kTileRows * tile_lines;
+            const PanelPrefetch prefetch =
+                first < next_lines ? PanelPrefetch{reinterpret_cast<const char*>(w + (r + kRows) * ldw) + 64 * first,
+                                                   std::min(tile_lines, next_lines - first)}
+                                   : PanelPrefetch{nullptr, 0};
             panel_edge<T, kTileRows>(rm, rows_t, scalars.data() + (t / kTileRows) * n_chunks * kTileRows, panel.data(),
-                                     y + t * ldy + r, ldy, store);
+                                     y + t * ldy + r, ldy, store, prefetch);
         }
     }
 }
