@@ -327,33 +327,23 @@ void k_groups_superblock_gemm(const SuperblockRows& x, int n, const void* w, int
 
 #if defined(LLAMADESK_CPU_VNNI)  // without VNNI, prefill takes the super-block panels below
 // A prefill panel (pack_panel's layout) from a group: each chunk's bytes are the group's values
-// (T::values), its scales and offsets d * scale and -dmin * min per row.
+// (T::values), its scales and offsets d * scale and -dmin * min per row, from the group's scale
+// words with a row in each lane (decoding them row by row was a third of the packing).
 template <class T>
 void pack_panel_k_group(const typename T::Group* group, int64_t n_chunks, PanelChunk<typename T::Type>* panel) {
-    alignas(64) float scale[kGroupRows], offset[kGroupRows];
+    using V = GroupVec;
+    const V::I byte = V::set1_epi32(0xff);
     for (int64_t b = 0; b < n_chunks / 8; ++b) {
         const Q4_KGroup& g = T::fields(group[b]);
-        BlockScales<8> s[kGroupRows];
-        for (int r = 0; r < kGroupRows; ++r) {
-            quant::BlockQ4_K block{};
-            block.d = g.d[r];
-            block.dmin = g.dmin[r];
-            for (int word = 0; word < 3; ++word) __builtin_memcpy(block.scales + 4 * word, &g.scales[word][r], 4);
-            k_block_scales(block, s[r]);
-        }
-        for (int j = 0; j < 8; j += 2) {  // chunks j and j + 1
-            PanelChunk<typename T::Type>& lo = panel[b * 8 + j];
-            PanelChunk<typename T::Type>& hi = panel[b * 8 + j + 1];
-            for (int c = 0; c < 8; ++c) T::values(group[b], j / 2, c, lo.q[c], hi.q[c]);
-            for (int half = 0; half < 2; ++half) {
-                for (int r = 0; r < kGroupRows; ++r) {
-                    scale[r] = s[r].lo[j + half];
-                    offset[r] = s[r].offset[j + half];
-                }
-                PanelChunk<typename T::Type>& p = half ? hi : lo;
-                p.scale[0] = PanelVec::load(scale);
-                p.offset = PanelVec::load(offset);
-            }
+        const Q4_KGroupScales s = q4_k_group_scales(g);  // lane r: row r's chunk scales and mins, a byte each
+        const V::F d = V::halves(g.d), minus_dmin = V::mul(V::halves(g.dmin), V::set1(-1.0f));
+        for (int j = 0; j < 8; ++j) {
+            PanelChunk<typename T::Type>& p = panel[b * 8 + j];
+            if (j % 2 == 0)  // chunks j and j + 1: the low and high nibbles of run j / 2
+                for (int c = 0; c < 8; ++c) T::values(group[b], j / 2, c, p.q[c], panel[b * 8 + j + 1].q[c]);
+            const int shift = 8 * (j % 4);
+            p.scale[0] = V::mul(V::to_float(V::and_(V::srli32(j < 4 ? s.scale_lo : s.scale_hi, shift), byte)), d);
+            p.offset = V::mul(V::to_float(V::and_(V::srli32(j < 4 ? s.min_lo : s.min_hi, shift), byte)), minus_dmin);
         }
     }
 }
