@@ -133,9 +133,9 @@ constexpr int pair_sums_in_16_bits(int max_byte, int n) {
 }
 
 constexpr int kPanelMinTokens = 8;  // fewer activation rows are not worth a panel: they take the tile
-// Weight rows of a prefill work item on panels (TypeKernels::prefill_item_rows). panel_gemm lays out
-// all activation rows' scalars for each item, and a panel is packed and passed over on its own
-// whatever the item's size, so items are large: with items of 128 KiB of weights (32 to 48 rows)
+// Weight rows of a prefill work item on panels (TypeKernels::prefill_item_rows). A panel is packed
+// and passed over on its own whatever the item's size, so items are large: with items of 128 KiB
+// of weights (32 to 48 rows), each of which then laid out every activation row's scalars again,
 // llamadesk-kernel-bench --isa avx512vnni --rows 14336 --cols 4096 --tokens 512 read Q8_0 297,
 // Q4_0 groups 316, Q4_K groups 316, Q6_K groups 291 GMAC/s; with 512 rows 347-353, 360-365, 345-354,
 // 327-328 (2 Xeon cores, alternating).
