@@ -328,7 +328,8 @@ void k_groups_superblock_gemm(const SuperblockRows& x, int n, const void* w, int
 #if defined(LLAMADESK_CPU_VNNI)  // without VNNI, prefill takes the super-block panels below
 // A prefill panel (pack_panel's layout) from a group: each chunk's bytes are the group's values
 // (T::values), its scales and offsets d * scale and -dmin * min per row, from the group's scale
-// words with a row in each lane (decoding them row by row was a third of the packing).
+// words with a row in each lane (decoding them row by row was a fifth of the packing: perf, 8B Q5_K_M
+// prefill, packing 10.4 -> 8.4 % of the tiles' samples).
 template <class T>
 void pack_panel_k_group(const typename T::Group* group, int64_t n_chunks, PanelChunk<typename T::Type>* panel) {
     using V = GroupVec;
