@@ -22,6 +22,7 @@ struct Simd {
     static constexpr int TN = 3;
     static constexpr int PM = 4;  // the panel tile: 4 x 3 vectors, the same 16 registers (6 x 2: 80 GMAC/s against 90)
     static constexpr int PN = 3;
+    static constexpr bool kDecodePrefetch = true;
 
     static V zero() { return _mm256_setzero_ps(); }
     static V set1(float a) { return _mm256_set1_ps(a); }

@@ -28,6 +28,7 @@ struct Simd {
     static constexpr int TN = 6;
     static constexpr int PM = 8;  // the panel tile: 8 x 3 vectors, 24 accumulators + 3 weights + 1 activation
     static constexpr int PN = 3;
+    static constexpr bool kDecodePrefetch = true;
 
     static V zero() { return _mm512_setzero_ps(); }
     static V set1(float a) { return _mm512_set1_ps(a); }
