@@ -10,6 +10,10 @@
 // llamadesk-kernel-bench --rows 14336 --cols 4096 --tokens 512, 2 Xeon cores, GMAC/s, tiles ->
 // panels: AVX2 F32 56 -> 87, BF16 71 -> 90 (OpenBLAS's Haswell SGEMM: 100); AVX-512 F32 74 -> 129,
 // BF16 94 -> 137 (OpenBLAS: 143).
+// AVX-512 BF16's VDPBF16PS (32 multiply-adds per instruction, activations rounded to bf16) is not
+// used where AMX is absent: on a Xeon with avx512_bf16 and no AMX, a loop of independent
+// VDPBF16PS ran 1.3 G instructions/s per core, 43 GMAC/s, against FMA's 5.5 G, 87 GMAC/s (other
+// cores, Zen 4 among them, were not measured).
 
 constexpr int kFloatPanelRows = Simd::PN * Simd::W;
 // Below kFloatPanelMinTokens (kernels.h) activation rows the tiles win, which convert each weight
