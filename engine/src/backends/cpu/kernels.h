@@ -19,7 +19,7 @@ namespace llamadesk::cpu {
 using GemmFn = void (*)(const float* x, int64_t ldx, int n, const void* w, int64_t ldw, int rows,
                         int k, float* y, int64_t ldy);
 
-// Activation rows quantized per super-block of 256 for the K-quant types' decode (llama.cpp's q8_K):
+// Activation rows quantized per super-block of 256 for the K-quant types (llama.cpp's q8_K):
 // x ~ d * q with q in -127..127 and one d per 256, and the sums of q per 16 and per 32 (what Q6_K's
 // -32 and the K-quants' mins multiply), so a super-block stays in integers until one float step.
 // Row t: q + t * k; d + t * k / 256; sums + t * k / 16; sums32 + t * k / 32.
@@ -30,8 +30,9 @@ struct SuperblockRows {
     const int16_t* sums;
     const int16_t* sums32;
     int64_t k;
+    uint64_t serial = 0;  // as QuantizedRows::serial
 
-    SuperblockRows from(int64_t t) const {  // the rows from row t on
+    SuperblockRows from(int64_t t) const {  // the rows from row t on (a view with no serial)
         return {q + t * k, d + t * (k / kSuperBlock), sums + t * (k / 16), sums32 + t * (k / 32), k};
     }
 };

@@ -56,10 +56,10 @@ struct QuantizedInput {
     std::vector<int16_t> sums, sums32;
     std::vector<uint32_t> pairs;
 
-    uint64_t serial = 0;  // QuantizedRows::serial
+    uint64_t serial = 0;  // QuantizedRows::serial, SuperblockRows::serial
 
     QuantizedRows rows() const { return {q.data(), d.data(), d_sum.data(), half_sums.data(), k, serial}; }
-    SuperblockRows superblocks() const { return {q.data(), d.data(), sums.data(), sums32.data(), k}; }
+    SuperblockRows superblocks() const { return {q.data(), d.data(), sums.data(), sums32.data(), k, serial}; }
     Bf16Tiles bf16_tiles() const { return {pairs.data(), k}; }
 };
 
@@ -86,6 +86,8 @@ void quantize(ThreadPool& pool, const Kernels& kernels, int n, QuantizedInput& i
                                     in.pairs.data() + t0 / kBf16TileRows * tile_pairs);
         });
     }
+    static std::atomic<uint64_t> quantizations{0};
+    in.serial = ++quantizations;
     in.q.resize(size_t(n * in.k));
     if (in.format == Input::Superblocks) {
         const int64_t blocks = in.k / kSuperBlock;
@@ -98,8 +100,6 @@ void quantize(ThreadPool& pool, const Kernels& kernels, int n, QuantizedInput& i
                                          in.sums32.data() + t0 * blocks * 8);
         });
     }
-    static std::atomic<uint64_t> quantizations{0};
-    in.serial = ++quantizations;
     const int64_t blocks = in.k / kActivationBlock;
     in.d.resize(size_t(n * blocks));
     in.d_sum.resize(size_t(n * blocks));

@@ -349,10 +349,12 @@ void pack_panel_k_group(const typename T::Group* group, int64_t n_chunks, PanelC
     }
 }
 
-// quantized_gemm on groups (prefill; decode takes k_groups_superblock_gemm).
+// superblock_gemm on groups with VNNI for any number of activation rows: decode's group tiles below a
+// panel's worth, the chunk panels from there on. Super-block activations leave the panels one float
+// step per chunk fewer than activations quantized per 32 (the activation's d, once per 8 chunks).
 template <class T>
-void k_groups_quantized_gemm(const QuantizedRows& x, int n, const void* w, int64_t ldw, int rows, int, float* y,
-                             int64_t ldy) {
+void k_groups_panel_gemm(const SuperblockRows& x, int n, const void* w, int64_t ldw, int rows, float* y, int64_t ldy) {
+    if (n < kPanelMinTokens) return k_groups_superblock_gemm<T>(x, n, w, ldw, rows, y, ldy);
     const auto* groups = static_cast<const uint8_t*>(w);
     panel_gemm<typename T::Type>(x, n, groups, ldw, rows, y, ldy, [&](int r, int, int64_t n_chunks, PanelChunk<typename T::Type>* panel) {
         pack_panel_k_group<T>(reinterpret_cast<const typename T::Group*>(groups + r * ldw), n_chunks, panel);
@@ -524,8 +526,9 @@ void pack_panel_q6_k_group(const Q6_KGroup* group, int64_t n_chunks, PanelChunk<
     }
 }
 
-void q6_k_groups_quantized_gemm(const QuantizedRows& x, int n, const void* w, int64_t ldw, int rows, int, float* y,
-                                int64_t ldy) {
+// k_groups_panel_gemm's for Q6_K
+void q6_k_groups_panel_gemm(const SuperblockRows& x, int n, const void* w, int64_t ldw, int rows, float* y, int64_t ldy) {
+    if (n < kPanelMinTokens) return q6_k_groups_superblock_gemm(x, n, w, ldw, rows, y, ldy);
     const auto* groups = static_cast<const uint8_t*>(w);
     panel_gemm<Q6_K>(x, n, groups, ldw, rows, y, ldy, [&](int r, int, int64_t n_chunks, PanelChunk<Q6_K>* panel) {
         pack_panel_q6_k_group(reinterpret_cast<const Q6_KGroup*>(groups + r * ldw), n_chunks, panel);

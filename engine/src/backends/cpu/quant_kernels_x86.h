@@ -671,12 +671,10 @@ Kernels with_quantized(Kernels k) {
     for (DType t : {DType::Q4_K, DType::Q5_K, DType::Q6_K}) k.types[int(t)].superblock_max_tokens = kSuperblockMaxTokens;
     k.interleave_rows = kGroupRows;
 #if defined(LLAMADESK_CPU_VNNI)
-    const TypeKernels q4_k_groups = {nullptr, &k_groups_quantized_gemm<Q4_KValues>, nullptr, q4_k_groups_superblock_gemm,
-                                     kSuperblockMaxTokens, kPanelItemRows, nullptr};
-    const TypeKernels q5_k_groups = {nullptr, &k_groups_quantized_gemm<Q5_KValues>, nullptr, q5_k_groups_superblock_gemm,
-                                     kSuperblockMaxTokens, kPanelItemRows, nullptr};
-    const TypeKernels q6_k_groups = {nullptr, &q6_k_groups_quantized_gemm, nullptr, &q6_k_groups_superblock_gemm,
-                                     kSuperblockMaxTokens, kPanelItemRows, nullptr};
+    // super-block activations for any number of rows, on the chunk panels (k_groups_panel_gemm)
+    const TypeKernels q4_k_groups = {nullptr, nullptr, nullptr, &k_groups_panel_gemm<Q4_KValues>, INT_MAX, kPanelItemRows, nullptr};
+    const TypeKernels q5_k_groups = {nullptr, nullptr, nullptr, &k_groups_panel_gemm<Q5_KValues>, INT_MAX, kPanelItemRows, nullptr};
+    const TypeKernels q6_k_groups = {nullptr, nullptr, nullptr, &q6_k_groups_panel_gemm, INT_MAX, kPanelItemRows, nullptr};
 #else  // super-block activations for any number of rows (groups_super_panel_gemm)
     const TypeKernels q4_k_groups = {
         nullptr, nullptr, nullptr, &groups_super_panel_gemm<KSuperPanel<Q4_KValues>, q4_k_groups_superblock_gemm>, INT_MAX, 0, nullptr};

@@ -8,8 +8,10 @@
 // weights at load. The panel is made per product in a buffer of a few dozen KiB, so the mapped file
 // stays the only copy of the weights: each 32-element chunk holds the rows' weights unpacked to
 // bytes, and their scales and offsets decoded to floats. Every activation row then costs, per chunk,
-// eight dots against broadcast activation bytes and three float steps shared by all the panel's rows
-// (four with a float offset, five for Q6_K's two scales).
+// eight dots against broadcast activation bytes and float steps shared by all the panel's rows: a
+// convert and a multiply-add per scale (Q6_K has two), one more for a float offset, and one by the
+// activation's d, which K-quant groups with VNNI pay once per super-block (their activations are
+// quantized per 256: k_groups_panel_gemm).
 // Packing reads each weight once per product, as the decode tile does; the prefill's activation
 // rows then reuse the panel.
 
@@ -189,15 +191,37 @@ void pack_panel(const uint8_t* w, int64_t ldw, int rn, int64_t n_chunks, PanelCh
     }
 }
 
-// What an activation row brings to a chunk besides its bytes: its d, d_sum (what a float offset
-// multiplies) and where the integer sums of each half begin, the integer offset times the sum of q,
-// so that no float step pays for the integer offset. panel_gemm lays them out by tile, chunk and
-// row, so that one pointer reaches a tile's rows at constant distances: six rows' pointers into
-// three arrays had run GCC out of general registers (spilled to vector registers and the stack).
+// What an activation row brings to a chunk besides its bytes: its d (its super-block's, where the
+// rows are quantized per 256), q_sum (the sum of its bytes, what a float offset multiplies) and
+// where the integer sums of each half begin, the integer offset times the sum of q, so that no
+// float step pays for the integer offset. panel_gemm lays them out by tile, chunk and row, so that
+// one pointer reaches a tile's rows at constant distances: six rows' pointers into three arrays had
+// run GCC out of general registers (spilled to vector registers and the stack).
 struct ChunkScalars {
-    float d, d_sum;
+    float d, q_sum;
     int32_t starts[2];  // the whole chunk's in starts[0] where one scale covers it
 };
+
+// Activation rows quantized per 32 (QuantizedRows) or per super-block of 256 (SuperblockRows):
+// chunks that share one d.
+template <class Rows>
+constexpr int kChunksPerScale = std::is_same_v<Rows, SuperblockRows> ? kSuperBlock / 32 : 1;
+
+template <class Chunk>
+ChunkScalars chunk_scalars(const QuantizedRows& x, int64_t t, int64_t c) {
+    const int64_t at = t * (x.k / 32) + c;
+    const int32_t* halves = x.half_sums + 4 * at;
+    return {x.d[at], float(halves[0] + halves[2]), {Chunk::kIntOffset * (Chunk::kHalves == 2 ? halves[0] : halves[0] + halves[2]),
+                                                    Chunk::kIntOffset * halves[2]}};
+}
+
+template <class Chunk>
+ChunkScalars chunk_scalars(const SuperblockRows& x, int64_t t, int64_t c) {
+    const int16_t* halves = x.sums + t * (x.k / 16) + 2 * c;
+    const int32_t whole = x.sums32[t * (x.k / 32) + c];
+    return {x.d[t * (x.k / kSuperBlock) + c / (kSuperBlock / 32)], float(whole),
+            {Chunk::kIntOffset * (Chunk::kHalves == 2 ? halves[0] : whole), Chunk::kIntOffset * halves[1]}};
+}
 
 // Lines [at, at + 64 * lines) for a tile to ask into L2, one per chunk from its first on: the weights
 // of the next panel, spread over the tiles so that the misses to memory overlap the products.
@@ -207,93 +231,99 @@ struct PanelPrefetch {
 };
 
 // y[i * ldy + r] = x_i . w_r for RM activation rows and the panel's rows r in store; scalars[c *
-// kTileRows + i]: row i's of chunk c. A chunk costs, per activation row, a convert and a multiply
-// per half and one multiply-add by the activation's d (and one by d_sum where there is a float
-// offset). Q6_K paid 8 float steps for dpbusd's 8 while its integer offset was a float step of each
-// half; now 5 (llamadesk-kernel-bench --isa avx512vnni --types q6_k --rows 14336 --cols 4096
-// --tokens 512, 2 Xeon cores, alternating twice: groups 249, 247 -> 292, 294 GMAC/s).
+// kTileRows + i]: row i's of chunk c. A chunk costs, per activation row, a convert and a multiply-add
+// per half (and one for a float offset), and each activation scale one multiply-add: per chunk where
+// the rows are quantized per 32, per 8 chunks where per super-block. Q6_K paid 8 float steps for
+// dpbusd's 8 while its integer offset was a float step of each half; then 5
+// (llamadesk-kernel-bench --isa avx512vnni --types q6_k --rows 14336 --cols 4096 --tokens 512, 2
+// Xeon cores, alternating twice: groups 249, 247 -> 292, 294 GMAC/s), and 4 from super-block rows.
 // (V is a parameter so that the signed-byte calls, which only PanelVec for AVX2 has, are looked up
 // only where they are used.)
-template <class T, int RM, class V = PanelVec>
-void panel_tile(const QuantizedRows& x, const ChunkScalars* scalars, const PanelChunk<T>* panel, float* y,
-                int64_t ldy, typename V::Mask store, PanelPrefetch prefetch) {
+template <class T, int RM, class Rows, class V = PanelVec>
+void panel_tile(const Rows& x, const ChunkScalars* scalars, const PanelChunk<T>* panel, float* y, int64_t ldy,
+                typename V::Mask store, PanelPrefetch prefetch) {
     using Chunk = PanelChunk<T>;
-    constexpr int kHalves = Chunk::kHalves, kGroups = 8 / kHalves;
+    constexpr int kHalves = Chunk::kHalves, kGroups = 8 / kHalves, kPerScale = kChunksPerScale<Rows>;
     const int64_t n_chunks = x.k / 32;
     typename V::F acc[RM];
 #pragma GCC unroll 8
     for (int i = 0; i < RM; ++i) acc[i] = V::zero();
-    for (int64_t c = 0; c < n_chunks; ++c) {
-        if (c < prefetch.lines) prefetch_to_l2(prefetch.at + 64 * c);
-        const Chunk& p = panel[c];
-        const ChunkScalars* s = scalars + c * PanelVec::kTileRows;
-        typename V::F scaled[RM];  // the chunk's integer sums times the rows' scales, halves added
+    for (int64_t c0 = 0; c0 < n_chunks; c0 += kPerScale) {
+        typename V::F scaled[RM];  // the integer sums times the rows' scales, and the offsets: all but d
+#pragma GCC unroll 8
+        for (int i = 0; i < RM; ++i) scaled[i] = V::zero();
+        for (int64_t c = c0; c < c0 + kPerScale; ++c) {
+            if (c < prefetch.lines) prefetch_to_l2(prefetch.at + 64 * c);
+            const Chunk& p = panel[c];
+            const ChunkScalars* s = scalars + c * PanelVec::kTileRows;
 #pragma GCC unroll 2
-        for (int h = 0; h < kHalves; ++h) {
-            // group by group, so each weight vector is loaded once and the RM dot chains interleave
-            typename V::I sum[RM];
+            for (int h = 0; h < kHalves; ++h) {
+                // group by group, so each weight vector is loaded once and the RM dot chains interleave
+                typename V::I sum[RM];
 #pragma GCC unroll 8
-            for (int i = 0; i < RM; ++i) {
-                if constexpr (Chunk::kIntOffset != 0) sum[i] = V::set1_i(s[i].starts[h]);
-                else sum[i] = V::zero_i();
-            }
-            // Without VNNI a byte dot is maddubs (pairs into 16 bits), madd (into 32) and an add. A pair
-            // sum is at most 2 x kMaxByte x 127, so the pair sums of kRun groups add up in 16 bits first
-            // (8 groups of weights below 16, 4 below 32, 2 below 64) and a run pays one madd and one add
-            // per row. llamadesk-kernel-bench --isa avx2 --rows 14336 --cols 4096 --tokens 512, 2 Xeon
-            // cores: Q5_K 152 -> 177 GMAC/s and Q6_K 125 -> 139 with runs of 4 and 2 (Q4_K's 8 before).
-            constexpr int kRun = V::kPairSums16 && !Chunk::kSignedBytes ? pair_sums_in_16_bits(T::kMaxByte, kGroups) : 1;
-            if constexpr (kRun > 1) {
+                for (int i = 0; i < RM; ++i) {
+                    if constexpr (Chunk::kIntOffset != 0) sum[i] = V::set1_i(s[i].starts[h]);
+                    else sum[i] = V::zero_i();
+                }
+                // Without VNNI a byte dot is maddubs (pairs into 16 bits), madd (into 32) and an add. A pair
+                // sum is at most 2 x kMaxByte x 127, so the pair sums of kRun groups add up in 16 bits first
+                // (8 groups of weights below 16, 4 below 32, 2 below 64) and a run pays one madd and one add
+                // per row. llamadesk-kernel-bench --isa avx2 --rows 14336 --cols 4096 --tokens 512, 2 Xeon
+                // cores: Q5_K 152 -> 177 GMAC/s and Q6_K 125 -> 139 with runs of 4 and 2 (Q4_K's 8 before).
+                constexpr int kRun = V::kPairSums16 && !Chunk::kSignedBytes ? pair_sums_in_16_bits(T::kMaxByte, kGroups) : 1;
+                if constexpr (kRun > 1) {
 #pragma GCC unroll 4
-                for (int g0 = h * kGroups; g0 < (h + 1) * kGroups; g0 += kRun) {
-                    typename V::I sum16[RM];
+                    for (int g0 = h * kGroups; g0 < (h + 1) * kGroups; g0 += kRun) {
+                        typename V::I sum16[RM];
 #pragma GCC unroll 8
-                    for (int i = 0; i < RM; ++i) sum16[i] = V::zero_i();
+                        for (int i = 0; i < RM; ++i) sum16[i] = V::zero_i();
 #pragma GCC unroll 8
-                    for (int g = g0; g < g0 + kRun; ++g) {
+                        for (int g = g0; g < g0 + kRun; ++g) {
+                            const typename V::I weights = p.q[g];
+#pragma GCC unroll 8
+                            for (int i = 0; i < RM; ++i) {
+                                int32_t four;
+                                __builtin_memcpy(&four, x.q + i * x.k + 32 * c + 4 * g, 4);
+                                sum16[i] = V::add_byte_pairs(sum16[i], weights, four);
+                            }
+                        }
+#pragma GCC unroll 8
+                        for (int i = 0; i < RM; ++i) sum[i] = V::widen16(sum[i], sum16[i]);
+                    }
+                } else {
+#pragma GCC unroll 8
+                    for (int g = h * kGroups; g < (h + 1) * kGroups; ++g) {
                         const typename V::I weights = p.q[g];
+                        typename V::I magnitudes;
+                        if constexpr (Chunk::kSignedBytes) magnitudes = V::magnitudes(weights);
 #pragma GCC unroll 8
                         for (int i = 0; i < RM; ++i) {
-                            int32_t four;
+                            int32_t four;  // the activation's 4 bytes of group g, broadcast to every row
                             __builtin_memcpy(&four, x.q + i * x.k + 32 * c + 4 * g, 4);
-                            sum16[i] = V::add_byte_pairs(sum16[i], weights, four);
+                            if constexpr (Chunk::kSignedBytes) sum[i] = V::signed_dot(sum[i], weights, magnitudes, four);
+                            else sum[i] = V::dot(sum[i], weights, four);
                         }
                     }
-#pragma GCC unroll 8
-                    for (int i = 0; i < RM; ++i) sum[i] = V::widen16(sum[i], sum16[i]);
                 }
-            } else {
 #pragma GCC unroll 8
-                for (int g = h * kGroups; g < (h + 1) * kGroups; ++g) {
-                    const typename V::I weights = p.q[g];
-                    typename V::I magnitudes;
-                    if constexpr (Chunk::kSignedBytes) magnitudes = V::magnitudes(weights);
-#pragma GCC unroll 8
-                    for (int i = 0; i < RM; ++i) {
-                        int32_t four;  // the activation's 4 bytes of group g, broadcast to every row
-                        __builtin_memcpy(&four, x.q + i * x.k + 32 * c + 4 * g, 4);
-                        if constexpr (Chunk::kSignedBytes) sum[i] = V::signed_dot(sum[i], weights, magnitudes, four);
-                        else sum[i] = V::dot(sum[i], weights, four);
-                    }
-                }
+                for (int i = 0; i < RM; ++i) scaled[i] = V::fma(V::to_float(sum[i]), p.scale[h], scaled[i]);
             }
+            if constexpr (T::kFloatOffset) {
 #pragma GCC unroll 8
-            for (int i = 0; i < RM; ++i)
-                scaled[i] = h == 0 ? V::mul(V::to_float(sum[i]), p.scale[0]) : V::fma(V::to_float(sum[i]), p.scale[h], scaled[i]);
+                for (int i = 0; i < RM; ++i) scaled[i] = V::fma(p.offset, V::set1(s[i].q_sum), scaled[i]);
+            }
         }
+        const ChunkScalars* s = scalars + c0 * PanelVec::kTileRows;
 #pragma GCC unroll 8
-        for (int i = 0; i < RM; ++i) {
-            acc[i] = V::fma(scaled[i], V::set1(s[i].d), acc[i]);
-            if constexpr (T::kFloatOffset) acc[i] = V::fma(p.offset, V::set1(s[i].d_sum), acc[i]);
-        }
+        for (int i = 0; i < RM; ++i) acc[i] = V::fma(scaled[i], V::set1(s[i].d), acc[i]);
     }
 #pragma GCC unroll 8
     for (int i = 0; i < RM; ++i) V::store(y + i * ldy, store, acc[i]);
 }
 
-template <class T, int RM>
-void panel_edge(int rm, const QuantizedRows& x, const ChunkScalars* scalars, const PanelChunk<T>* panel, float* y,
-                int64_t ldy, PanelVec::Mask store, PanelPrefetch prefetch) {
+template <class T, int RM, class Rows>
+void panel_edge(int rm, const Rows& x, const ChunkScalars* scalars, const PanelChunk<T>* panel, float* y, int64_t ldy,
+                PanelVec::Mask store, PanelPrefetch prefetch) {
     if constexpr (RM > 1) {
         if (rm < RM) return panel_edge<T, RM - 1>(rm, x, scalars, panel, y, ldy, store, prefetch);
     }
@@ -306,9 +336,8 @@ void panel_edge(int rm, const QuantizedRows& x, const ChunkScalars* scalars, con
 // the groups that hold them). The weights come from memory once per product, and packing them as
 // they came was a seventh of the tiles' time (perf, 8B Q5_K_M prefill): the tiles over one panel
 // ask for the next one's bytes.
-template <class T, class Pack>
-void panel_gemm(const QuantizedRows& x, int n, const uint8_t* w, int64_t ldw, int rows, float* y, int64_t ldy,
-                Pack pack) {
+template <class T, class Rows, class Pack>
+void panel_gemm(const Rows& x, int n, const uint8_t* w, int64_t ldw, int rows, float* y, int64_t ldy, Pack pack) {
     constexpr int kRows = PanelVec::kRows, kTileRows = PanelVec::kTileRows;
     const int64_t n_chunks = x.k / 32;
     using Chunk = PanelChunk<T>;
@@ -322,16 +351,8 @@ void panel_gemm(const QuantizedRows& x, int n, const uint8_t* w, int64_t ldw, in
     if (x.serial == 0 || x.serial != scalars_serial) {
         scalars.resize(size_t(tiles * n_chunks * kTileRows));
         for (int t = 0; t < n; ++t)
-            for (int64_t c = 0; c < n_chunks; ++c) {
-                const int64_t at = t * n_chunks + c;
-                const int32_t* halves = x.half_sums + 4 * at;
-                ChunkScalars& s = scalars[size_t(((t / kTileRows) * n_chunks + c) * kTileRows + t % kTileRows)];
-                s.d = x.d[at];
-                s.d_sum = x.d_sum[at];
-                if constexpr (Chunk::kHalves == 2)
-                    s.starts[0] = Chunk::kIntOffset * halves[0], s.starts[1] = Chunk::kIntOffset * halves[2];
-                else s.starts[0] = Chunk::kIntOffset * (halves[0] + halves[2]);
-            }
+            for (int64_t c = 0; c < n_chunks; ++c)
+                scalars[size_t(((t / kTileRows) * n_chunks + c) * kTileRows + t % kTileRows)] = chunk_scalars<Chunk>(x, t, c);
         scalars_serial = x.serial;
     }
     for (int r = 0; r < rows; r += kRows) {
@@ -342,7 +363,7 @@ void panel_gemm(const QuantizedRows& x, int n, const uint8_t* w, int64_t ldw, in
         const int64_t next_lines = next_rn > 0 ? (next_rn * ldw + 63) / 64 : 0, tile_lines = (next_lines + tiles - 1) / tiles;
         for (int t = 0; t < n; t += kTileRows) {
             const int rm = n - t < kTileRows ? n - t : kTileRows;
-            const QuantizedRows rows_t = x.from(t);
+            const Rows rows_t = x.from(t);
             const int64_t first = t / kTileRows * tile_lines;
             const PanelPrefetch prefetch =
                 first < next_lines ? PanelPrefetch{reinterpret_cast<const char*>(w + (r + kRows) * ldw) + 64 * first,
