@@ -210,9 +210,9 @@ constexpr int kChunksPerScale = std::is_same_v<Rows, SuperblockRows> ? kSuperBlo
 template <class Chunk>
 ChunkScalars chunk_scalars(const QuantizedRows& x, int64_t t, int64_t c) {
     const int64_t at = t * (x.k / 32) + c;
-    const int32_t* halves = x.half_sums + 4 * at;
-    return {x.d[at], float(halves[0] + halves[2]), {Chunk::kIntOffset * (Chunk::kHalves == 2 ? halves[0] : halves[0] + halves[2]),
-                                                    Chunk::kIntOffset * halves[2]}};
+    const int32_t* halves = x.half_sums + 4 * at;  // {first half, 0, second half, 0}
+    const int32_t whole = halves[0] + halves[2];
+    return {x.d[at], float(whole), {Chunk::kIntOffset * (Chunk::kHalves == 2 ? halves[0] : whole), Chunk::kIntOffset * halves[2]}};
 }
 
 template <class Chunk>
