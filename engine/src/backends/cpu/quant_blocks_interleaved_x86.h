@@ -95,13 +95,13 @@ void pack_panel_q4_0_group(const Q4_0Group* group, int64_t n_chunks, PanelChunk<
     }
 }
 
-// quantized_gemm on groups: the group tiles below kPanelMinTokens activation rows, panels from
+// quantized_gemm on groups: the group tiles below kGroupPanelFrom.q4_0 activation rows, panels from
 // the groups from there on.
 void q4_0_groups_quantized_gemm(const QuantizedRows& x, int n, const void* w, int64_t ldw, int rows, int, float* y,
                                 int64_t ldy) {
     const auto* groups = static_cast<const uint8_t*>(w);
     auto group = [&](int r) { return reinterpret_cast<const Q4_0Group*>(groups + r * ldw); };
-    if (n >= kPanelMinTokens)
+    if (n >= kGroupPanelFrom.q4_0)
         return panel_gemm<Q4_0>(x, n, groups, ldw, rows, y, ldy, [&](int r, int, int64_t n_chunks, PanelChunk<Q4_0>* panel) {
             pack_panel_q4_0_group(group(r), n_chunks, panel);
         });

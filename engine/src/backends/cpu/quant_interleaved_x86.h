@@ -22,6 +22,30 @@
 
 constexpr int kGroupRows = PanelVec::kRows;
 
+// From how many activation rows a product on groups takes panels (quant_panels_x86.h with VNNI, the
+// super-block panels below without); fewer take decode's group tiles, which pass over a group once
+// per 4 activation rows (Q6_K: 2) but pay for no packing. Where the two cross: llamadesk-kernel-bench
+// --rows 14336 --cols 4096 --copies 12 (weights from memory, as in a batched decode), 2 Xeon cores,
+// two runs, GMAC/s of the group tiles against the panels at n activation rows:
+//   avx512vnni  Q4_0 n=10 208, 195 : 210, 175; n=14 227, 198 : 238, 251
+//               Q4_K n=12 241, 247 : 235, 232; n=14 228, 239 : 249, 248
+//               Q5_K n=8 171, 173 : 149, 135;  n=10 145, 171 : 180, 163
+//               Q6_K n=6 71, 96 : 101, 83;     n=8 87, 103 : 119, 103
+//   avx2, avx512 (each twice) Q4_0 n=3 64-77 : 69-73; n=4 64-82 : 81-91
+//               Q4_K n=4 66-85 : 65-81;  n=5 60-91 : 72-92 (from 6 the panels by 10-30 %)
+//               Q5_K n=3 50-53 : 54-57;  n=4 50-57 : 67-69
+//               Q6_K n=5 46-48 : 45-48;  n=6 45-49 : 55-58
+// A single panel's 8 rows had been the line everywhere: the 8B Q4_K_M model decoded 8 conversations at
+// once no faster than 4 (llamadesk-bench --batch 4,8: 18.8 and 19.1 tok/s).
+struct GroupPanelFrom {
+    int q4_0, q4_k, q5_k, q6_k;
+};
+#if defined(LLAMADESK_CPU_VNNI)
+constexpr GroupPanelFrom kGroupPanelFrom = {12, 14, 10, 8};
+#else
+constexpr GroupPanelFrom kGroupPanelFrom = {4, 5, 4, 6};
+#endif
+
 // A thread's groups are one run of bytes: each super-block asks, into L2, for the bytes this far
 // ahead, a part per pass over the super-block (prefetch_part), as the decode tiles do. 2 Xeon
 // cores, 30 copies of 14336 x 4096 (far larger than the caches), llamadesk-kernel-bench --isa amx
@@ -215,6 +239,7 @@ inline void split_nibbles(GroupVec::I v, GroupVec::I& lo, GroupVec::I& hi) {
 struct Q4_KValues {
     using Type = Q4_K;
     using Group = Q4_KGroup;
+    static constexpr int kPanelFrom = kGroupPanelFrom.q4_k;
     static const Q4_KGroup& fields(const Group& g) { return g; }
     static void values(const Group& g, int m, int c, GroupVec::I& lo, GroupVec::I& hi) {
         split_nibbles(GroupVec::load(g.qs[m][c]), lo, hi);
@@ -223,6 +248,7 @@ struct Q4_KValues {
 struct Q5_KValues {
     using Type = Q5_K;
     using Group = Q5_KGroup;
+    static constexpr int kPanelFrom = kGroupPanelFrom.q5_k;
     static const Q4_KGroup& fields(const Group& g) { return g.g; }
     static void values(const Group& g, int m, int c, GroupVec::I& lo, GroupVec::I& hi) {
         using V = GroupVec;
@@ -349,12 +375,12 @@ void pack_panel_k_group(const typename T::Group* group, int64_t n_chunks, PanelC
     }
 }
 
-// superblock_gemm on groups with VNNI for any number of activation rows: decode's group tiles below a
-// panel's worth, the chunk panels from there on. Super-block activations leave the panels one float
+// superblock_gemm on groups with VNNI for any number of activation rows: decode's group tiles below
+// T::kPanelFrom, the chunk panels from there on. Super-block activations leave the panels one float
 // step per chunk fewer than activations quantized per 32 (the activation's d, once per 8 chunks).
 template <class T>
 void k_groups_panel_gemm(const SuperblockRows& x, int n, const void* w, int64_t ldw, int rows, float* y, int64_t ldy) {
-    if (n < kPanelMinTokens) return k_groups_superblock_gemm<T>(x, n, w, ldw, rows, y, ldy);
+    if (n < T::kPanelFrom) return k_groups_superblock_gemm<T>(x, n, w, ldw, rows, y, ldy);
     const auto* groups = static_cast<const uint8_t*>(w);
     panel_gemm<typename T::Type>(x, n, groups, ldw, rows, y, ldy, [&](int r, int, int64_t n_chunks, PanelChunk<typename T::Type>* panel) {
         pack_panel_k_group<T>(reinterpret_cast<const typename T::Group*>(groups + r * ldw), n_chunks, panel);
@@ -524,7 +550,7 @@ void pack_panel_q6_k_group(const Q6_KGroup* group, int64_t n_chunks, PanelChunk<
 
 // k_groups_panel_gemm's for Q6_K
 void q6_k_groups_panel_gemm(const SuperblockRows& x, int n, const void* w, int64_t ldw, int rows, float* y, int64_t ldy) {
-    if (n < kPanelMinTokens) return q6_k_groups_superblock_gemm(x, n, w, ldw, rows, y, ldy);
+    if (n < kGroupPanelFrom.q6_k) return q6_k_groups_superblock_gemm(x, n, w, ldw, rows, y, ldy);
     const auto* groups = static_cast<const uint8_t*>(w);
     panel_gemm<Q6_K>(x, n, groups, ldw, rows, y, ldy, [&](int r, int, int64_t n_chunks, PanelChunk<Q6_K>* panel) {
         pack_panel_q6_k_group(reinterpret_cast<const Q6_KGroup*>(groups + r * ldw), n_chunks, panel);
@@ -549,6 +575,7 @@ void q6_k_groups_panel_gemm(const SuperblockRows& x, int n, const void* w, int64
 template <class Values>
 struct KSuperPanel {
     using Group = typename Values::Group;
+    static constexpr int kPanelFrom = Values::kPanelFrom;
     static constexpr int kSubBlockVectors = 8;
     static constexpr int kMaxByte = Values::Type::kMaxByte;
     struct Block {
@@ -580,6 +607,7 @@ struct KSuperPanel {
 
 struct Q6_KSuperPanel {
     using Group = Q6_KGroup;
+    static constexpr int kPanelFrom = kGroupPanelFrom.q6_k;
     static constexpr int kSubBlockVectors = 4;
     static constexpr int kMaxByte = Q6_K::kMaxByte;
     struct Block {
@@ -667,12 +695,12 @@ void super_panel_edge(int rm, const SuperblockRows& x, const typename P::Block* 
     super_panel_tile<P, RM>(x, panel, y, ldy);
 }
 
-// superblock_gemm on groups of P for any number of activation rows: Decode's group tiles below a
-// panel's worth, the super-block panels from there on.
+// superblock_gemm on groups of P for any number of activation rows: Decode's group tiles below
+// P::kPanelFrom, the super-block panels from there on.
 template <class P, SuperblockGemmFn Decode>
 void groups_super_panel_gemm(const SuperblockRows& x, int n, const void* w, int64_t ldw, int rows, float* y,
                              int64_t ldy) {
-    if (n < kPanelMinTokens) return Decode(x, n, w, ldw, rows, y, ldy);
+    if (n < P::kPanelFrom) return Decode(x, n, w, ldw, rows, y, ldy);
     const int64_t n_blocks = x.k / kSuperBlock;
     thread_local std::vector<typename P::Block> panel;
     panel.resize(size_t(n_blocks));

@@ -134,7 +134,9 @@ constexpr int pair_sums_in_16_bits(int max_byte, int n) {
     return 32767 / (2 * max_byte * 127) < n ? 32767 / (2 * max_byte * 127) : n;
 }
 
-constexpr int kPanelMinTokens = 8;  // fewer activation rows are not worth a panel: they take the tile
+// Fewer activation rows of plain weight rows are not worth a panel: they take the tile (groups have
+// their own line, kGroupPanelFrom).
+constexpr int kPanelMinTokens = 8;
 // Weight rows of a prefill work item on panels (TypeKernels::prefill_item_rows). A panel is packed
 // and passed over on its own whatever the item's size, so items are large: with items of 128 KiB
 // of weights (32 to 48 rows), each of which then laid out every activation row's scalars again,
@@ -330,10 +332,10 @@ void panel_edge(int rm, const Rows& x, const ChunkScalars* scalars, const PanelC
     panel_tile<T, RM>(x, scalars, panel, y, ldy, store, prefetch);
 }
 
-// The product as quantized_gemm's, for n >= kPanelMinTokens: panel by panel of the thread's rows,
-// every activation row passing over each panel while it is in L1/L2. pack(r, rn, n_chunks, panel)
-// makes the panel of rows [r, r + rn), whose bytes are w + r * ldw .. w + (r + rn) * ldw (rows, or
-// the groups that hold them). The weights come from memory once per product, and packing them as
+// The product as quantized_gemm's, for as many activation rows as repay a panel's packing: panel by
+// panel of the thread's rows, every activation row passing over each panel while it is in L1/L2.
+// pack(r, rn, n_chunks, panel) makes the panel of rows [r, r + rn), whose bytes are w + r * ldw ..
+// w + (r + rn) * ldw (rows, or the groups that hold them). The weights come from memory once per product, and packing them as
 // they came was a seventh of the tiles' time (perf, 8B Q5_K_M prefill): the tiles over one panel
 // ask for the next one's bytes.
 template <class T, class Rows, class Pack>
