@@ -663,12 +663,23 @@ Kernels with_quantized(Kernels k) {
     set(DType::Q4_K, &quantized_gemm<Q4_K>);
     set(DType::Q5_K, &quantized_gemm<Q5_K>);
     set(DType::Q6_K, &quantized_gemm<Q6_K>);
-    // below a panel's worth of activation rows, decode's super-block tiles
-    constexpr int kSuperblockMaxTokens = kPanelMinTokens - 1;
+    // K-quant rows (in matrices whose rows do not fill whole groups) take decode's super-block tiles
+    // up to these many activation rows, the chunk panels beyond. llamadesk-kernel-bench --types
+    // q4_k,q5_k,q6_k --rows 14336 --cols 4096 --copies 12, 2 Xeon cores, twice, GMAC/s of the tiles
+    // against the panels: avx512vnni Q4_K at 4 rows 49, 48 : 51, 64, Q5_K at 4 38, 44 : 43, 43, Q6_K
+    // at 6 58, 60 : 43, 51 and at 8 64, 63 : 64, 66; avx2 Q4_K at 3 32, 33 : 41, 40, Q5_K at 3 24, 27
+    // : 36, 36, Q6_K at 4 30, 30 : 30, 30 and at 5 32, 31 : 40, 39.
+#if defined(LLAMADESK_CPU_VNNI)
+    constexpr int kSuperblockMaxTokens[] = {3, 3, 7};  // Q4_K, Q5_K, Q6_K
+#else
+    constexpr int kSuperblockMaxTokens[] = {2, 2, 4};
+#endif
     k.types[int(DType::Q4_K)].superblock_gemm = &superblock_gemm<Q4_K>;
     k.types[int(DType::Q5_K)].superblock_gemm = &superblock_gemm<Q5_K>;
     k.types[int(DType::Q6_K)].superblock_gemm = &superblock_gemm<Q6_K>;
-    for (DType t : {DType::Q4_K, DType::Q5_K, DType::Q6_K}) k.types[int(t)].superblock_max_tokens = kSuperblockMaxTokens;
+    k.types[int(DType::Q4_K)].superblock_max_tokens = kSuperblockMaxTokens[0];
+    k.types[int(DType::Q5_K)].superblock_max_tokens = kSuperblockMaxTokens[1];
+    k.types[int(DType::Q6_K)].superblock_max_tokens = kSuperblockMaxTokens[2];
     k.interleave_rows = kGroupRows;
 #if defined(LLAMADESK_CPU_VNNI)
     // super-block activations for any number of rows, on the chunk panels (k_groups_panel_gemm)

@@ -134,9 +134,14 @@ constexpr int pair_sums_in_16_bits(int max_byte, int n) {
     return 32767 / (2 * max_byte * 127) < n ? 32767 / (2 * max_byte * 127) : n;
 }
 
-// Fewer activation rows of plain weight rows are not worth a panel: they take the tile (groups have
-// their own line, kGroupPanelFrom).
-constexpr int kPanelMinTokens = 8;
+// From this many activation rows plain weight rows of blocks of 32 take panels, fewer the tile (groups
+// have their own line, kGroupPanelFrom). A fifth row is a second pass of the tile (kQuantTileRows)
+// over every weight: llamadesk-kernel-bench --types q8_0,q4_0,q5_0,q5_1 --rows 14336 --cols 4096
+// --copies 12, 2 Xeon cores, twice, GMAC/s of the tile against the panels at 5 rows: avx512vnni Q8_0
+// 56, 58 : 87, 83, Q4_0 60, 61 : 102, 103, Q5_1 39, 38 : 61, 61; avx2 Q8_0 35, 38 : 54, 49, Q4_0
+// 39, 36 : 86, 86. At 4 the tile wins or ties, save on avx2 for Q4_0 and Q5_0 (Q8_0's tile wins
+// there: 53, 55 : 49, 48). The line had been 8 rows.
+constexpr int kPanelMinTokens = 5;
 // Weight rows of a prefill work item on panels (TypeKernels::prefill_item_rows). A panel is packed
 // and passed over on its own whatever the item's size, so items are large: with items of 128 KiB
 // of weights (32 to 48 rows), each of which then laid out every activation row's scalars again,
