@@ -128,6 +128,7 @@ struct GroupVec : PanelVec {
     static I set1_epi32(int32_t v) { return _mm512_set1_epi32(v); }
     static I shuffle(I v, I control) { return _mm512_shuffle_epi8(v, control); }
     static I mul32(I a, I b) { return _mm512_mullo_epi32(a, b); }
+    static I mul16(I a, int16_t b) { return _mm512_mullo_epi16(a, _mm512_set1_epi16(b)); }
     static I add32(I a, I b) { return _mm512_add_epi32(a, b); }
     // acc + the two 16-bit products of each 32-bit lane of a and b
     static I dot16(I acc, I a, I b) { return _mm512_dpwssd_epi32(acc, a, b); }
@@ -150,6 +151,7 @@ struct GroupVec : PanelVec {
     static I set1_epi32(int32_t v) { return _mm256_set1_epi32(v); }
     static I shuffle(I v, I control) { return _mm256_shuffle_epi8(v, control); }
     static I mul32(I a, I b) { return _mm256_mullo_epi32(a, b); }
+    static I mul16(I a, int16_t b) { return _mm256_mullo_epi16(a, _mm256_set1_epi16(b)); }
     static I add32(I a, I b) { return _mm256_add_epi32(a, b); }
     static I dot16(I acc, I a, I b) { return in_order(_mm256_add_epi32(acc, _mm256_madd_epi16(a, b))); }
     static F halves(const uint16_t* p) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
@@ -181,6 +183,12 @@ GroupVec::I lane_bytes() {
 template <int j>
 GroupVec::I scale_words(GroupVec::I scales) {
     return GroupVec::shuffle(scales, lane_bytes<j, -1, j, -1>());
+}
+
+// Each row's signed bytes j0 and j1 of words (a row per lane) as the 16-bit halves of its lane.
+template <int j0, int j1>
+GroupVec::I signed_words(GroupVec::I words) {
+    return GroupVec::srai16(GroupVec::shuffle(words, lane_bytes<-1, j0, -1, j1>()), 8);
 }
 
 // The 6-bit scales and mins of a group super-block's rows, 4 to a lane (sub-blocks 0 .. 3 in lo,
@@ -491,8 +499,7 @@ void q6_k_group_tile(const SuperblockRows& x, const Q6_KGroup* group, float* y, 
 #pragma GCC unroll 8
         for (int p = 0; p < 8; ++p) {
             const V::I words = V::load(g.scales[p / 2]);
-            pair_scales[p] = V::srai16(p % 2 ? V::shuffle(words, lane_bytes<-1, 2, -1, 3>())
-                                             : V::shuffle(words, lane_bytes<-1, 0, -1, 1>()), 8);
+            pair_scales[p] = p % 2 ? signed_words<2, 3>(words) : signed_words<0, 1>(words);
         }
         const V::F d = V::halves(g.d);
 #pragma GCC unroll 4
@@ -619,15 +626,17 @@ struct Q6_KSuperPanel {
     static void pack(const Q6_KGroup& g, Block& p) {
         for (int j = 0; j < 8; ++j)
             for (int c = 0; c < 8; ++c) p.q[8 * j + c] = q6_values(g, j / 4, j % 4, c);
-        alignas(32) int16_t scale[16][2 * kGroupRows], offset[8][2 * kGroupRows];
-        for (int r = 0; r < kGroupRows; ++r)
-            for (int sub = 0; sub < 16; ++sub) {
-                const int16_t v = int8_t(uint32_t(g.scales[sub / 4][r]) >> (8 * (sub % 4)));
-                scale[sub][2 * r] = scale[sub][2 * r + 1] = v;
-                offset[sub / 2][2 * r + sub % 2] = int16_t(Q6_K::kIntOffset * v);
-            }
-        for (int sub = 0; sub < 16; ++sub) p.scale[sub] = GroupVec::load(scale[sub]);
-        for (int pair = 0; pair < 8; ++pair) p.offset[pair] = GroupVec::load(offset[pair]);
+        // sub-blocks 4w .. 4w + 3 from dword w, for all rows at once
+#pragma GCC unroll 4
+        for (int w = 0; w < 4; ++w) {
+            const GroupVec::I words = GroupVec::load(g.scales[w]);
+            p.scale[4 * w + 0] = signed_words<0, 0>(words);
+            p.scale[4 * w + 1] = signed_words<1, 1>(words);
+            p.scale[4 * w + 2] = signed_words<2, 2>(words);
+            p.scale[4 * w + 3] = signed_words<3, 3>(words);
+            p.offset[2 * w] = GroupVec::mul16(signed_words<0, 1>(words), Q6_K::kIntOffset);
+            p.offset[2 * w + 1] = GroupVec::mul16(signed_words<2, 3>(words), Q6_K::kIntOffset);
+        }
         p.d = GroupVec::halves(g.d);
     }
     template <int RM>
