@@ -46,7 +46,8 @@ void gemm_tile(const float* x, int64_t ldx, const typename WeightElement<K>::typ
                int k, float* y, int64_t ldy, const typename WeightElement<K>::type* next) {
     static_assert(RM <= 4, "the epilogue sums four rows at a time");
     using Element = typename WeightElement<K>::type;
-    constexpr int kStepsPerLine = 64 / (Simd::W * int(sizeof(Element))) > 0 ? 64 / (Simd::W * int(sizeof(Element))) : 1;
+    constexpr int kStepsPerLine = 64 / (Simd::W * int(sizeof(Element)));  // steps that read one line of a row
+    static_assert(kStepsPerLine >= 1);
     Simd::V acc[RM][RN];
 #pragma GCC unroll 8
     for (int i = 0; i < RM; ++i)
