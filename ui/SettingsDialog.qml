@@ -285,7 +285,7 @@ Dialog {
                 onEditingFinished: dialog.conversation.defaultSystemPrompt = text
             }
             SpinRow {
-                label: qsTr("CPU threads (0: all)"); from: 0; to: 256
+                label: qsTr("CPU threads (0: one per core)"); from: 0; to: 256
                 value: dialog.appSettings.threads
                 onModified: (v) => dialog.appSettings.threads = v
             }

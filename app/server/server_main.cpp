@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
         {"queue", "Requests that may wait beyond those; more get 429 (default 64).", "N"},
         {"kv-type", "The KV cache's element type: f16 (default), f32 or q8_0.", "T", "f16"},
         {"kv-bytes", "The KV pool's memory budget in MiB (default: four contexts, at most 1 GiB).", "MIB"},
-        {"threads", "CPU threads (default: all cores).", "N"},
+        {"threads", "CPU threads (default: one per physical core).", "N"},
         {"cors", "Allow browser pages from this origin (repeatable); none by default.", "ORIGIN"},
         {"log-requests", "Log each request's method, path and status (never its text)."},
     });

@@ -37,7 +37,7 @@ public:
 
     QSettings& store() { return *settings_; }
 
-    int threads() const;            // 0: all cores
+    int threads() const;            // 0: one per physical core
     void setThreads(int threads);
     int kvCacheMiB() const;         // 0: the engine's default
     void setKvCacheMiB(int mib);

@@ -30,7 +30,7 @@ struct LoadParams {
     // Auto: CUDA when a usable GPU is present, else the CPU. When CUDA is unavailable or fails to
     // load (even if asked for), the CPU backend is used and ModelInfo::device says why.
     BackendKind backend = BackendKind::Auto;
-    int n_threads = 0;           // CPU threads; 0: all cores
+    int n_threads = 0;           // CPU threads; 0: one per physical core the process may use
     int64_t kv_cache_bytes = 0;  // memory budget of the KV pool; 0: default
     // At most this many positions in one conversation (never more than the model's own, which a
     // positive value keeps even where memory is short); 0: the model's, or less where one full

@@ -123,7 +123,7 @@ private:
 };
 
 struct CpuBackendOptions {
-    int n_threads = 0;  // 0: all cores
+    int n_threads = 0;  // 0: one per physical core the process may use (default_compute_threads)
     DType kv_dtype = DType::F16;
 };
 

@@ -1,11 +1,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <limits>
-#include <thread>
 
 #include "cache/kv_cache_type.h"
 #include "chat/chat_template.h"
 #include "engine/context_size.h"
+#include "core/cpu_threads.h"
 #include "core/error.h"
 #include "engine/loaded_model.h"
 
@@ -168,8 +168,7 @@ std::unique_ptr<LoadedModel> load_model(const LoadParams& params) {
     m->backend->allocate_kv_pool(layout, n_blocks);
     m->pool = std::make_unique<KvPool>(layout, n_blocks, bytes_per_block);
 
-    const int n_threads =
-        params.n_threads > 0 ? params.n_threads : int(std::max(1u, std::thread::hardware_concurrency()));
+    const int n_threads = params.n_threads > 0 ? params.n_threads : default_compute_threads();
     m->info = describe(*m, n_threads, backend_note);
     m->info.trained_context_length = trained_context;
     m->info.context_reason = context.reason;

@@ -5,6 +5,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/cpu_threads.h"
+
 namespace llamadesk {
 
 void parallel_for(size_t n, const std::function<void(size_t)>& fn) {
@@ -12,7 +14,7 @@ void parallel_for(size_t n, const std::function<void(size_t)>& fn) {
     auto worker = [&] {
         for (size_t i = next++; i < n; i = next++) fn(i);
     };
-    const size_t n_threads = std::min<size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+    const size_t n_threads = std::min<size_t>(n, size_t(default_compute_threads()));
     std::vector<std::thread> pool;
     for (size_t t = 1; t < n_threads; ++t) pool.emplace_back(worker);
     worker();

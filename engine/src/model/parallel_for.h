@@ -1,5 +1,6 @@
-// Runs fn(0) ... fn(n - 1) on all cores, each thread taking the next index: for the load-time
-// passes over weights (synthetic fill, validation), which are independent per chunk.
+// Runs fn(0) ... fn(n - 1) on a thread per core (default_compute_threads), each thread taking the
+// next index: for the load-time passes over weights (synthetic fill, validation), which are
+// independent per chunk.
 #pragma once
 
 #include <cstddef>

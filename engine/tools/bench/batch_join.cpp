@@ -25,7 +25,7 @@ const char* usage() {
     return "usage: llamadesk-join-bench --model PATH [options]\n"
            "\n"
            "  --prompt N    tokens of the joining prompt, at least (default 900)\n"
-           "  --threads N   CPU threads (default: all cores)\n"
+           "  --threads N   CPU threads (default: one per physical core)\n"
            "  --repeats N   runs; the median of each figure is printed (default 5)\n";
 }
 

@@ -31,7 +31,7 @@ const char* usage() {
            "  --context N        the context the model is loaded with (default 1024)\n"
            "  --continuation N   tokens scored after the shift (default 64)\n"
            "  --kv-type T        f16 (default), f32 or q8_0\n"
-           "  --threads N        CPU threads (default: all cores)\n"
+           "  --threads N        CPU threads (default: one per physical core)\n"
            "  --seed N           the decode run's sampling seed (default 1)\n"
            "  --windows N        context-long windows decoded in part 3 (default 3; 0 skips it)\n";
 }

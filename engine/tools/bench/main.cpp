@@ -6,13 +6,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "backends/backend.h"
 #include "backends/cuda/cuda_bench_support.h"
 #include "cache/kv_cache_type.h"
 #include "bench_runner.h"
+#include "core/cpu_threads.h"
 #include "core/error.h"
 #include "memory_bandwidth.h"
 #include "model/weight_types.h"
@@ -50,7 +50,7 @@ const char* usage() {
            "  --untied            the synthetic model's classifier is a matrix of its own\n"
            "  --dtype T           the synthetic model's weight types: f32 (default), f16, bf16, q8_0, q4_0,\n"
            "                      q4_1, q5_0, q5_1, q4_k, q5_k, q6_k, or the mixes q4_k_m, q5_k_m\n"
-           "  --threads N         CPU threads (default: all cores)\n"
+           "  --threads N         CPU threads (default: one per physical core)\n"
            "  --kv-type T         the KV cache's element type: f16 (default), f32 or q8_0\n"
            "  --backend B         cpu or cuda (default cpu)\n"
            "  --cuda-graphs on|off  replay the CUDA decode step as a captured graph (default on)\n"
@@ -248,7 +248,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "wrote %s%s%s\n", o.write_gguf.c_str(), o.write_hf.c_str(), o.write_meta.c_str());
             return 0;
         }
-        const int threads = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+        const int threads = o.threads > 0 ? o.threads : default_compute_threads();
         std::unique_ptr<Backend> backend = make_backend(o, ckpt);
         const double bandwidth = o.backend == "cuda" ? cuda_copy_bandwidth() : bench::measure_read_bandwidth(threads, o.plan.cpu_time);
         const bench::BenchResults results = bench::run_benchmarks(*backend, ckpt, o.plan);

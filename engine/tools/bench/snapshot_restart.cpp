@@ -27,7 +27,7 @@ const char* usage() {
     return "usage: llamadesk-snapshot-bench --model PATH [options]\n"
            "\n"
            "  --history N   tokens of conversation before the restart (default 1000)\n"
-           "  --threads N   CPU threads (default: all cores)\n"
+           "  --threads N   CPU threads (default: one per physical core)\n"
            "  --kv-type T   f16 (default), f32 or q8_0\n"
            "  --repeats N   restarts timed each way; the median is printed (default 5)\n"
            "  --folder DIR  where the snapshot goes (default: a new folder under /tmp, removed after)\n";

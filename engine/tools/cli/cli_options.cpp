@@ -74,7 +74,7 @@ const char* usage() {
            "  --min-p F             (default 0.05; 0 off)\n"
            "  --repeat-penalty F    over the last 64 tokens (default 1, off)\n"
            "  --seed N              seed of the sampler (default: random)\n"
-           "  --threads N           CPU threads (default: all cores)\n"
+           "  --threads N           CPU threads (default: one per physical core)\n"
            "  -c, --ctx-size N      at most N tokens in a conversation, and no more than the model's (default:\n"
            "                        the model's, or less where its KV cache would take over a quarter of free memory)\n"
            "  --context-full W     when the context is full: stop (default) ends the answer; shift drops the\n"

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
-#include <thread>
 
 
 #include "backends/cpu/matmul.h"
 #include "core/cpu_features.h"
+#include "core/cpu_threads.h"
 #include "core/error.h"
 #include "core/host_memory.h"
 #include "model/tensor_slots.h"
@@ -45,10 +45,7 @@ void check_weights(const ModelConfig& c, const ModelWeights& w) {
     for (const ConstTensorSlot& s : tensor_slots(c, w, true)) check_shape(*s.view, s.rows, s.cols);
 }
 
-int default_threads(int requested) {
-    if (requested > 0) return requested;
-    return std::max(1, int(std::thread::hardware_concurrency()));
-}
+int default_threads(int requested) { return requested > 0 ? requested : default_compute_threads(); }
 
 }  // namespace
 
