@@ -50,7 +50,7 @@ inline void configure_tiles() {
 }
 
 constexpr int kTileRows = 16;
-constexpr int kAmxMinTokens = 16;         // fewer activation rows take decode's group tiles
+constexpr int kAmxMinTokens = 16;         // fewer activation rows take the VNNI set's products
 constexpr int kAmxBlockTiles = 16;        // a block's activation rows: 16 A tiles, 256 rows
 constexpr int kAmxBlockSuperblocks = 4;   // a block's columns: 4 super-blocks, 1024 (256 KiB of rows)
 
@@ -228,8 +228,10 @@ inline void add_q6_k_tile(const int32_t (*high)[16], const int32_t (*low)[16], i
 
 // What the driver below needs of a type: the unpacking of super-block b of 16 weight rows (group gi
 // of the rows at w), a prefetch of those bytes, and its float step, whether the high plane is
-// signed, and decode's product for fewer rows than a tile is worth (and, for rows as they lie, for
-// rows past the last 16).
+// signed, and the product for fewer rows than a tile is worth (and, for rows as they lie, for rows
+// past the last 16): on groups, the VNNI set's, whose decode tiles give way to its chunk panels at
+// kGroupPanelFrom rows (8 to 14 rows, measured on a Xeon with AVX-512 VNNI and no AMX), where the
+// amx set had kept decode's group tiles up to kAmxMinTokens.
 template <class Group>
 const Group& group_superblock(const void* w, int64_t ldw, int gi, int64_t b) {
     return reinterpret_cast<const Group*>(static_cast<const uint8_t*>(w) + gi * kGroupRows * ldw)[b];
@@ -248,7 +250,7 @@ struct Q4_KAmx {
     }
     static constexpr auto prefetch = &prefetch_group_superblock<Q4_KGroup>;
     static constexpr auto add_tile = &add_k_mins_tile<4>;
-    static constexpr SuperblockGemmFn decode = q4_k_groups_superblock_gemm;
+    static constexpr SuperblockGemmFn fewer_rows = &k_groups_panel_gemm<Q4_KValues>;
 };
 struct Q5_KAmx {
     using Tiles = Q4_KTiles;
@@ -258,7 +260,7 @@ struct Q5_KAmx {
     }
     static constexpr auto prefetch = &prefetch_group_superblock<Q5_KGroup>;
     static constexpr auto add_tile = &add_k_mins_tile<3>;
-    static constexpr SuperblockGemmFn decode = q5_k_groups_superblock_gemm;
+    static constexpr SuperblockGemmFn fewer_rows = &k_groups_panel_gemm<Q5_KValues>;
 };
 struct Q5_KRowsAmx : Q5_KAmx {  // a matrix not interleaved: its rows gathered as they lie
     static void unpack(const void* w, int64_t ldw, int gi, int64_t b, Tiles& t) {
@@ -274,7 +276,7 @@ struct Q5_KRowsAmx : Q5_KAmx {  // a matrix not interleaved: its rows gathered a
             prefetch_to_l2(block + sizeof(quant::BlockQ5_K) - 1);  // blocks straddle lines
         }
     }
-    static constexpr SuperblockGemmFn decode = &superblock_gemm<Q5_K>;
+    static constexpr SuperblockGemmFn fewer_rows = &superblock_gemm<Q5_K>;
 };
 struct Q6_KAmx {
     using Tiles = Q6_KTiles;
@@ -284,7 +286,7 @@ struct Q6_KAmx {
     }
     static constexpr auto prefetch = &prefetch_group_superblock<Q6_KGroup>;
     static constexpr auto add_tile = &add_q6_k_tile;
-    static constexpr SuperblockGemmFn decode = &q6_k_groups_superblock_gemm;
+    static constexpr SuperblockGemmFn fewer_rows = &q6_k_groups_panel_gemm;
 };
 
 // One or two A tiles (a0, a1: 16 rows 256 bytes apart) against a group super-block t: the sums of
@@ -322,16 +324,16 @@ void tile_products(const int8_t* a0, const int8_t* a1, const typename T::Tiles& 
 }
 
 // superblock_gemm on groups of T for the amx set: tiles from kAmxMinTokens activation rows on,
-// decode's product below. Block by block of activation rows and columns, each group's
+// T::fewer_rows below. Block by block of activation rows and columns, each group's
 // super-blocks are unpacked once and pass over the block's rows. Rows past the last whole group
-// (only where rows are read as they lie) take decode's product.
+// (only where rows are read as they lie) take T::fewer_rows.
 template <class T>
 void groups_amx_gemm(const SuperblockRows& x, int n, const void* w, int64_t ldw, int rows, float* y, int64_t ldy) {
-    if (n < kAmxMinTokens) return T::decode(x, n, w, ldw, rows, y, ldy);
+    if (n < kAmxMinTokens) return T::fewer_rows(x, n, w, ldw, rows, y, ldy);
     const int64_t n_blocks = x.k / kSuperBlock;
     const int groups = rows / kGroupRows, n_tiles = (n + kTileRows - 1) / kTileRows;
     if (const int rest = rows - groups * kGroupRows)
-        T::decode(x, n, static_cast<const uint8_t*>(w) + int64_t(groups) * kGroupRows * ldw, ldw, rest,
+        T::fewer_rows(x, n, static_cast<const uint8_t*>(w) + int64_t(groups) * kGroupRows * ldw, ldw, rest,
                   y + groups * kGroupRows, ldy);
     if (!groups) return;
     struct alignas(64) TileRows {  // one tile's 16 rows of a super-block

@@ -712,8 +712,9 @@ Kernels with_quantized(Kernels k) {
 
 #if defined(LLAMADESK_CPU_AMX)
 // The amx set: Q4_K, Q5_K and Q6_K groups, and Q5_K rows, take super-block activations for any number
-// of rows (tiles from kAmxMinTokens on), so their panels are never used; Q8_0, and Q4_0 in groups
-// or rows, take tiles from kAmxMinTokens rows on, their panels below. A prefill item reads every
+// of rows (tiles from kAmxMinTokens on; below, groups take the VNNI set's group tiles or chunk
+// panels, Q5_K rows its super-block tiles); Q8_0, and Q4_0 in groups or rows, take tiles from
+// kAmxMinTokens rows on, their panels below. A prefill item reads every
 // activation row once from L3 or memory, so its rows are many (kPanelItemRows, as on panels). F16
 // and BF16 take bf16 tiles where the CPU has AMX-BF16.
 Kernels with_amx(Kernels k) {
