@@ -88,4 +88,6 @@ int default_compute_threads() {
     return threads;
 }
 
+int compute_threads(int requested) { return requested > 0 ? requested : default_compute_threads(); }
+
 }  // namespace llamadesk

@@ -14,6 +14,8 @@ namespace llamadesk {
 // The default: the CPUs of the process's affinity mask, counted once per physical core (below),
 // and no more than its cgroup's CPU quota allows (below); at least 1. Read once per process.
 int default_compute_threads();
+// `requested` where positive, else default_compute_threads(): every "0: one per core" reads it.
+int compute_threads(int requested);
 
 // The distinct physical cores among `cpus` as a sysfs CPU folder (/sys/devices/system/cpu) names
 // them: cpuN/topology/physical_package_id and core_id. A CPU without those files counts as a core

@@ -168,7 +168,7 @@ std::unique_ptr<LoadedModel> load_model(const LoadParams& params) {
     m->backend->allocate_kv_pool(layout, n_blocks);
     m->pool = std::make_unique<KvPool>(layout, n_blocks, bytes_per_block);
 
-    const int n_threads = params.n_threads > 0 ? params.n_threads : default_compute_threads();
+    const int n_threads = compute_threads(params.n_threads);
     m->info = describe(*m, n_threads, backend_note);
     m->info.trained_context_length = trained_context;
     m->info.context_reason = context.reason;

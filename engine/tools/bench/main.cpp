@@ -248,7 +248,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "wrote %s%s%s\n", o.write_gguf.c_str(), o.write_hf.c_str(), o.write_meta.c_str());
             return 0;
         }
-        const int threads = o.threads > 0 ? o.threads : default_compute_threads();
+        const int threads = compute_threads(o.threads);
         std::unique_ptr<Backend> backend = make_backend(o, ckpt);
         const double bandwidth = o.backend == "cuda" ? cuda_copy_bandwidth() : bench::measure_read_bandwidth(threads, o.plan.cpu_time);
         const bench::BenchResults results = bench::run_benchmarks(*backend, ckpt, o.plan);

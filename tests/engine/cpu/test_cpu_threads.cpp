@@ -80,6 +80,9 @@ private slots:
         QVERIFY(threads >= 1);
         QVERIFY(threads <= int(std::max(1u, std::thread::hardware_concurrency())));
         QCOMPARE(default_compute_threads(), threads);
+        QCOMPARE(compute_threads(0), threads);
+        QCOMPARE(compute_threads(-1), threads);
+        QCOMPARE(compute_threads(3), 3);
     }
 };
 

@@ -45,14 +45,12 @@ void check_weights(const ModelConfig& c, const ModelWeights& w) {
     for (const ConstTensorSlot& s : tensor_slots(c, w, true)) check_shape(*s.view, s.rows, s.cols);
 }
 
-int default_threads(int requested) { return requested > 0 ? requested : default_compute_threads(); }
-
 }  // namespace
 
 CpuBackend::CpuBackend(const Checkpoint& ckpt, const CpuBackendOptions& opts, const Kernels& kernels)
     : Backend(ckpt.config, kChunkTokens, opts.kv_dtype, BackendKind::Cpu), weights_(ckpt.weights), storage_(ckpt.storage),
       kernels_(kernels),
-      pool_(default_threads(opts.n_threads)), attention_(model_config(), pool_.size()),
+      pool_(compute_threads(opts.n_threads)), attention_(model_config(), pool_.size()),
       rope_(model_config().head_dim(), model_config().rope()) {
     const ModelConfig& c = model_config();
     check_weights(c, weights_);
