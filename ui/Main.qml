@@ -107,16 +107,24 @@ ApplicationWindow {
     }
     // Qt's own file and folder dialogs (where the desktop offers none) draw their path bar on a
     // fixed white, under the palette's text: pale on white in the dark theme. It takes the
-    // theme's surface when such a dialog is shown.
-    function paintPathBars(item) {
+    // theme's surface when such a dialog is shown. They also draw their current entry in the
+    // palette's highlightedText over a 15 % tint of its light colour: the window's pair, meant for
+    // white on the accent, left the file under the cursor at 1.2:1 (light) and 2.3:1 (dark), so
+    // their popups take the theme's text over its selection colour.
+    function dressQtDialogs(item) {
         if (String(item).startsWith("FolderBreadcrumbBar") && item.background)
             item.background.color = Qt.binding(() => Theme.surface)
+        if (String(item).startsWith("QQuickPopupItem") && item.contentItem
+                && /^(file|folder)DialogListView$/.test(item.contentItem.objectName)) {
+            item.palette.highlight = Qt.binding(() => Theme.selection)
+            item.palette.highlightedText = Qt.binding(() => Theme.text)
+        }
         for (let i = 0; i < item.children.length; ++i)
-            paintPathBars(item.children[i])
+            dressQtDialogs(item.children[i])
     }
     Connections {
         target: window.overlayLayer
-        function onChildrenChanged() { window.paintPathBars(window.overlayLayer) }
+        function onChildrenChanged() { window.dressQtDialogs(window.overlayLayer) }
     }
 
     MainView {

@@ -23,6 +23,9 @@ QtObject {
     readonly property color muted: dark ? "#9ba3b4" : "#5f6779"
     readonly property color accent: dark ? "#8ea0ff" : "#4560e0"
     readonly property color accentText: dark ? "#0f1424" : "#ffffff"  // on accent
+    // Under `text`: a text selection and the current entry in Qt's own file and folder dialogs.
+    // Also their focus frame, so at least 3:1 on `background`.
+    readonly property color selection: dark ? "#4059dd" : "#6f84e7"
     readonly property color userBubble: dark ? "#3a52c4" : "#4560e0"
     readonly property color userText: "#ffffff"                       // on userBubble
     readonly property color assistantBubble: surface

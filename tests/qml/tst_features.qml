@@ -275,6 +275,7 @@ Item {
             const pairs = [["text", "background"], ["text", "surface"], ["text", "codeBackground"],
                            ["muted", "background"], ["muted", "surface"], ["muted", "codeBackground"],
                            ["accent", "background"], ["accent", "surface"], ["accentText", "accent"],
+                           ["text", "selection"],
                            ["userText", "userBubble"], ["text", "assistantBubble"],
                            ["danger", "background"], ["danger", "surface"], ["danger", "dangerBackground"],
                            ["sidebarText", "sidebar"], ["sidebarText", "sidebarSelected"],
@@ -285,6 +286,9 @@ Item {
                 const ratio = contrast(Theme[fg], Theme[bg])
                 verify(ratio >= 4.5, `${data.tag}: ${fg} on ${bg} is ${ratio.toFixed(2)}:1, under 4.5:1`)
             }
+            // Qt's dialogs draw their focus frame in the selection colour: 3:1 for what is not text.
+            const frame = contrast(Theme.selection, Theme.background)
+            verify(frame >= 3, `${data.tag}: selection on background is ${frame.toFixed(2)}:1, under 3:1`)
         }
     }
 }

@@ -143,9 +143,12 @@ Item {
             bad = bad.concat(checkWindow(w, "error banner"))
             testApp.dismissError()
 
-            // Qt's own dialogs, in the window's colours.
+            // Qt's own dialogs, in the window's colours, in a folder with a file and a folder in
+            // it: the entry under the cursor is drawn in other colours than the rest.
             for (const name of ["exportDialog", "folderDialog", "fileDialog"]) {
                 const dialog = findChild(w, name)
+                if (name !== "exportDialog")
+                    dialog.currentFolder = "file://" + brokenModelPath.replace(/\/[^/]*$/, "")
                 dialog.open()
                 tryVerify(() => dialog.visible)
                 waitForRendering(w.contentItem)
