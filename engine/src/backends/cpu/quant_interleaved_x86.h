@@ -128,7 +128,6 @@ struct GroupVec : PanelVec {
     static I set1_epi32(int32_t v) { return _mm512_set1_epi32(v); }
     static I shuffle(I v, I control) { return _mm512_shuffle_epi8(v, control); }
     static I mul32(I a, I b) { return _mm512_mullo_epi32(a, b); }
-    static I mul16(I a, int16_t b) { return _mm512_mullo_epi16(a, _mm512_set1_epi16(b)); }
     static I add32(I a, I b) { return _mm512_add_epi32(a, b); }
     // acc + the two 16-bit products of each 32-bit lane of a and b
     static I dot16(I acc, I a, I b) { return _mm512_dpwssd_epi32(acc, a, b); }
@@ -151,7 +150,6 @@ struct GroupVec : PanelVec {
     static I set1_epi32(int32_t v) { return _mm256_set1_epi32(v); }
     static I shuffle(I v, I control) { return _mm256_shuffle_epi8(v, control); }
     static I mul32(I a, I b) { return _mm256_mullo_epi32(a, b); }
-    static I mul16(I a, int16_t b) { return _mm256_mullo_epi16(a, _mm256_set1_epi16(b)); }
     static I add32(I a, I b) { return _mm256_add_epi32(a, b); }
     static I dot16(I acc, I a, I b) { return in_order(_mm256_add_epi32(acc, _mm256_madd_epi16(a, b))); }
     static F halves(const uint16_t* p) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
@@ -584,7 +582,8 @@ struct KSuperPanel {
     using Group = typename Values::Group;
     static constexpr int kPanelFrom = Values::kPanelFrom;
     static constexpr int kSubBlockVectors = 8;
-    static constexpr int kMaxByte = Values::Type::kMaxByte;
+    static constexpr int kRun = pair_sums_in_16_bits(Values::Type::kMaxByte, kSubBlockVectors);  // Q4_K 8, Q5_K 4
+    static constexpr bool kCentred = false;
     struct Block {
         GroupVec::I q[64];
         GroupVec::I scale[8];  // each row's scale of sub-block s in both 16-bit halves of its lane
@@ -612,15 +611,22 @@ struct KSuperPanel {
     }
 };
 
+// Q6_K's values are 0 .. 63 for q - 32. A maddubs pair sum is at most 2 x 63 x 127, so only two
+// vectors' would add up in 16 bits, and a sub-block (4 vectors) paid two madds. Each run of pair
+// sums instead starts at -32 times the activation's sums of the bytes it multiplies (its sub-block's
+// even and odd byte pairs, run_starts): the run's value is then sum (q - 32) a, within 4 x 2 x 32 x
+// 127 = 32512, and 16-bit adds that wrap on the way still end on it exactly. One madd per
+// sub-block applies the scale, and the super-block's step has no -32 term left.
 struct Q6_KSuperPanel {
     using Group = Q6_KGroup;
     static constexpr int kPanelFrom = kGroupPanelFrom.q6_k;
     static constexpr int kSubBlockVectors = 4;
-    static constexpr int kMaxByte = Q6_K::kMaxByte;
+    static constexpr int kRun = kSubBlockVectors;
+    static constexpr bool kCentred = true;
+    static_assert(kRun * 2 * -Q6_K::kIntOffset * 127 <= 32767, "a centred run fits 16 bits");
     struct Block {
         GroupVec::I q[64];
         GroupVec::I scale[16];
-        GroupVec::I offset[8];  // -32 times each row's scales of sub-blocks 2p, 2p + 1, as 16-bit pairs
         GroupVec::F d;
     };
     static void pack(const Q6_KGroup& g, Block& p) {
@@ -634,35 +640,37 @@ struct Q6_KSuperPanel {
             p.scale[4 * w + 1] = signed_words<1, 1>(words);
             p.scale[4 * w + 2] = signed_words<2, 2>(words);
             p.scale[4 * w + 3] = signed_words<3, 3>(words);
-            p.offset[2 * w] = GroupVec::mul16(signed_words<0, 1>(words), Q6_K::kIntOffset);
-            p.offset[2 * w + 1] = GroupVec::mul16(signed_words<2, 3>(words), Q6_K::kIntOffset);
         }
         p.d = GroupVec::halves(g.d);
+    }
+    // starts[t * k / 16 + s]: activation row t's sub-block s, -32 times the sums of its bytes 4v and
+    // 4v + 1 (low 16 bits) and 4v + 2 and 4v + 3 (high), what maddubs pairs with them.
+    static void run_starts(const SuperblockRows& x, int n, int32_t* starts) {
+        for (int64_t t = 0; t < n; ++t)
+            for (int64_t s = 0; s < x.k / 16; ++s) {
+                const int8_t* a = x.q + t * x.k + 16 * s;
+                int even = 0, odd = 0;
+                for (int v = 0; v < 4; ++v) even += a[4 * v] + a[4 * v + 1], odd += a[4 * v + 2] + a[4 * v + 3];
+                starts[t * (x.k / 16) + s] = int32_t(uint32_t(uint16_t(Q6_K::kIntOffset * even)) |
+                                                     uint32_t(uint16_t(Q6_K::kIntOffset * odd)) << 16);
+            }
     }
     template <int RM>
     static void step(const SuperblockRows& x, int64_t b, const Block& p, const GroupVec::I (&sum)[RM],
                      GroupVec::F (&acc)[RM]) {
-        using V = GroupVec;
         const int64_t n_blocks = x.k / kSuperBlock;
 #pragma GCC unroll 4
-        for (int i = 0; i < RM; ++i) {
-            V::I total = sum[i];
-#pragma GCC unroll 8
-            for (int pair = 0; pair < 8; ++pair) {
-                int32_t sums;  // the row's sums of q over sub-blocks 2 pair, 2 pair + 1
-                __builtin_memcpy(&sums, x.sums + 16 * (i * n_blocks + b) + 2 * pair, 4);
-                total = V::dot16(total, p.offset[pair], V::set1_epi32(sums));
-            }
-            acc[i] = V::fma(V::to_float(total), V::mul(p.d, V::set1(x.d[i * n_blocks + b])), acc[i]);
-        }
+        for (int i = 0; i < RM; ++i)
+            acc[i] = GroupVec::fma(GroupVec::to_float(sum[i]), GroupVec::mul(p.d, GroupVec::set1(x.d[i * n_blocks + b])), acc[i]);
     }
 };
 
+// starts: P::run_starts's for these rows where P is centred.
 template <class P, int RM>
-void super_panel_tile(const SuperblockRows& x, const typename P::Block* panel, float* y, int64_t ldy) {
+void super_panel_tile(const SuperblockRows& x, const int32_t* starts, const typename P::Block* panel, float* y,
+                      int64_t ldy) {
     using V = GroupVec;
-    constexpr int kSubBlocks = 64 / P::kSubBlockVectors;
-    constexpr int kRun = pair_sums_in_16_bits(P::kMaxByte, P::kSubBlockVectors);  // Q4_K 8, Q5_K 4, Q6_K 2
+    constexpr int kSubBlocks = 64 / P::kSubBlockVectors, kRun = P::kRun;
     const int64_t n_blocks = x.k / kSuperBlock;
     V::F acc[RM];
 #pragma GCC unroll 4
@@ -678,7 +686,8 @@ void super_panel_tile(const SuperblockRows& x, const typename P::Block* panel, f
             for (int v0 = sub * P::kSubBlockVectors; v0 < (sub + 1) * P::kSubBlockVectors; v0 += kRun) {
                 V::I pairs[RM];
 #pragma GCC unroll 4
-                for (int i = 0; i < RM; ++i) pairs[i] = V::zero_i();
+                for (int i = 0; i < RM; ++i)
+                    pairs[i] = P::kCentred ? V::set1_epi32(starts[i * (x.k / 16) + 16 * b + sub]) : V::zero_i();
 #pragma GCC unroll 8
                 for (int v = v0; v < v0 + kRun; ++v)
 #pragma GCC unroll 4
@@ -697,11 +706,12 @@ void super_panel_tile(const SuperblockRows& x, const typename P::Block* panel, f
 }
 
 template <class P, int RM>
-void super_panel_edge(int rm, const SuperblockRows& x, const typename P::Block* panel, float* y, int64_t ldy) {
+void super_panel_edge(int rm, const SuperblockRows& x, const int32_t* starts, const typename P::Block* panel, float* y,
+                      int64_t ldy) {
     if constexpr (RM > 1) {
-        if (rm < RM) return super_panel_edge<P, RM - 1>(rm, x, panel, y, ldy);
+        if (rm < RM) return super_panel_edge<P, RM - 1>(rm, x, starts, panel, y, ldy);
     }
-    super_panel_tile<P, RM>(x, panel, y, ldy);
+    super_panel_tile<P, RM>(x, starts, panel, y, ldy);
 }
 
 // superblock_gemm on groups of P for any number of activation rows: Decode's group tiles below
@@ -713,13 +723,24 @@ void groups_super_panel_gemm(const SuperblockRows& x, int n, const void* w, int6
     const int64_t n_blocks = x.k / kSuperBlock;
     thread_local std::vector<typename P::Block> panel;
     panel.resize(size_t(n_blocks));
+    // laid out once per thread for all the items of the products that share x, as panel_gemm's scalars
+    thread_local std::vector<int32_t> starts;
+    thread_local uint64_t starts_serial = 0;
+    if constexpr (P::kCentred) {
+        if (x.serial == 0 || x.serial != starts_serial) {
+            starts.resize(size_t(n) * size_t(x.k / 16));
+            P::run_starts(x, n, starts.data());
+            starts_serial = x.serial;
+        }
+    }
     const auto* groups = static_cast<const uint8_t*>(w);
     for (int r = 0; r < rows; r += kGroupRows) {
         const auto* group = reinterpret_cast<const typename P::Group*>(groups + r * ldw);
         for (int64_t b = 0; b < n_blocks; ++b) P::pack(group[b], panel[size_t(b)]);
         for (int t = 0; t < n; t += PanelVec::kTileRows)
             super_panel_edge<P, PanelVec::kTileRows>(n - t < PanelVec::kTileRows ? n - t : PanelVec::kTileRows,
-                                                     x.from(t), panel.data(), y + t * ldy + r, ldy);
+                                                     x.from(t), P::kCentred ? starts.data() + t * (x.k / 16) : nullptr, panel.data(),
+                                                     y + t * ldy + r, ldy);
     }
 }
 #endif
