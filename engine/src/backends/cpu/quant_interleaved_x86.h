@@ -24,17 +24,19 @@ constexpr int kGroupRows = PanelVec::kRows;
 
 // From how many activation rows a product on groups takes panels (quant_panels_x86.h with VNNI, the
 // super-block panels below without); fewer take decode's group tiles, which pass over a group once
-// per 4 activation rows (Q6_K: 2) but pay for no packing. Where the two cross: llamadesk-kernel-bench
-// --rows 14336 --cols 4096 --copies 12 (weights from memory, as in a batched decode), 2 Xeon cores,
-// two runs, GMAC/s of the group tiles against the panels at n activation rows:
+// per kGroupTileRows activation rows (Q6_K: kQ6GroupTileRows) but pay for no packing. Where the two
+// cross: llamadesk-kernel-bench --rows 14336 --cols 4096 --copies 12 (weights from memory, as in a
+// batched decode), 2 Xeon cores, two runs, GMAC/s of the group tiles against the panels at n rows:
 //   avx512vnni  Q4_0 n=10 208, 195 : 210, 175; n=14 227, 198 : 238, 251
 //               Q4_K n=12 241, 247 : 235, 232; n=14 228, 239 : 249, 248
 //               Q5_K n=8 171, 173 : 149, 135;  n=10 145, 171 : 180, 163
 //               Q6_K n=6 71, 96 : 101, 83;     n=8 87, 103 : 119, 103
-//   avx2, avx512 (each twice) Q4_0 n=3 64-77 : 69-73; n=4 64-82 : 81-91
-//               Q4_K n=4 66-85 : 65-81;  n=5 60-91 : 72-92 (from 6 the panels by 10-30 %)
-//               Q5_K n=3 50-53 : 54-57;  n=4 50-57 : 67-69
-//               Q6_K n=5 46-48 : 45-48;  n=6 45-49 : 55-58
+// and without VNNI, --copies 4 to 8, 2 Zen 3 cores (avx2), two or three runs, with the tiles of 4
+// rows (Q6_K: 2, centred):
+//   avx2        Q4_0 n=12 168, 165 : 159, 156; n=16 150, 159 : 167, 165
+//               Q4_K n=16 183, 188 : 176, 167; n=24 189, 192 : 193, 185
+//               Q5_K n=10 99, 126 : 84, 87;    n=12 134, 110 : 137, 135
+//               Q6_K n=8 86, 76, 73 : 96, 74, 73; n=12 84, 75, 78 : 109, 85, 84
 // A single panel's 8 rows had been the line everywhere: the 8B Q4_K_M model decoded 8 conversations at
 // once no faster than 4 (llamadesk-bench --batch 4,8: 18.8 and 19.1 tok/s).
 struct GroupPanelFrom {
@@ -43,7 +45,7 @@ struct GroupPanelFrom {
 #if defined(LLAMADESK_CPU_VNNI)
 constexpr GroupPanelFrom kGroupPanelFrom = {12, 14, 10, 8};
 #else
-constexpr GroupPanelFrom kGroupPanelFrom = {4, 5, 4, 6};
+constexpr GroupPanelFrom kGroupPanelFrom = {14, 20, 12, 8};
 #endif
 
 // A thread's groups are one run of bytes: each super-block asks, into L2, for the bytes this far
@@ -156,8 +158,13 @@ struct GroupVec : PanelVec {
     static F fnma(F a, F b, F c) { return _mm256_fnmadd_ps(a, b, c); }
     static void store_all(float* p, F v) { _mm256_storeu_ps(p, v); }
 };
-constexpr int kGroupTileRows = 1;  // 16 registers
-constexpr int kQ6GroupTileRows = 1;
+// As with VNNI, 4 rows a pass (Q6_K 2): the 16 registers then spill the super-block sums and float
+// accumulators, which a pass touches once per run and super-block, but a group's values are unpacked
+// once per 4 activation rows, not per row. llamadesk-kernel-bench --isa avx2 --rows 14336 --cols 4096
+// --tokens 2,3,4 --copies 8, 2 Zen 3 cores, 1 row a pass against 4 (Q6_K: 2), three runs, GMAC/s:
+// Q4_K n=4 100, 74, 86 -> 150, 116, 145; n=3 92, 71, 79 -> 115, 118, 137; Q6_K n=4 39, 49 -> 51, 52.
+constexpr int kGroupTileRows = 4;
+constexpr int kQ6GroupTileRows = 2;
 #endif
 
 // A byte shuffle that makes byte i of each 32-bit lane that lane's byte b<i> (-1: zero), to widen
@@ -450,9 +457,55 @@ inline GroupVec::I q6_scale(const Q6_KGroup& g, int s) {
     return GroupVec::srai32(top, 24);
 }
 
-// As k_group_tile; the -32 of every value meets the activation's sums per 16 once per super-block.
+// Q6_K's values are 0 .. 63 for q - 32. Without VNNI a maddubs pair sum of q is at most 2 x 63 x
+// 127, so only two vectors' would add up in 16 bits before a madd. Each run of pair sums instead
+// starts at -32 times the activation's sums of the bytes it multiplies (its sub-block's even and odd
+// byte pairs): the run's value is then sum (q - 32) a, within 4 x 2 x 32 x 127 = 32512, and 16-bit
+// adds that wrap on the way still end on it exactly. A whole sub-block (4 vectors) then takes one
+// madd by its scale, and the super-block's step has no -32 term left. With VNNI, dpbusd sums into 32
+// bits and the -32 meets the activation's sums per 16 once per super-block instead.
+// llamadesk-kernel-bench --isa avx2 --types q6_k --rows 14336 --cols 4096 --tokens 1,4,6 --copies 8
+// --runs 10, 2 Zen 3 cores, four runs each in turn, decode's tiles before -> after, GMAC/s: n=1
+// 31-38 -> 34-45 (weights at 25-31 -> 28-37 GB/s), n=4 56-67 -> 64-80, n=6 67-71 -> 84-90.
+constexpr bool kQ6Centred = GroupVec::kPairSums16;
+static_assert(!kQ6Centred || 4 * 2 * -Q6_K::kIntOffset * 127 <= 32767, "a centred run fits 16 bits");
+
+// The starts of x's first n rows: [t * k / 16 + s] for row t's sub-block s, -32 times the sums of
+// its bytes 4v and 4v + 1 (low 16 bits) and 4v + 2 and 4v + 3 (high), what maddubs pairs with them.
+// Laid out once per quantization and thread, for all the items of the products that share x, as
+// panel_gemm's scalars are (SuperblockRows::serial; 0, a view, is laid out every time).
+inline const int32_t* q6_k_run_starts(const SuperblockRows& x, int n) {
+    thread_local std::vector<int32_t> starts;
+    thread_local uint64_t starts_serial = 0;
+    if (x.serial != 0 && x.serial == starts_serial) return starts.data();
+    starts.resize(size_t(n) * size_t(x.k / 16));
+    for (int64_t t = 0; t < n; ++t)
+        for (int64_t s = 0; s < x.k / 16; ++s) {
+            const int8_t* a = x.q + t * x.k + 16 * s;
+            int even = 0, odd = 0;
+            for (int v = 0; v < 4; ++v) even += a[4 * v] + a[4 * v + 1], odd += a[4 * v + 2] + a[4 * v + 3];
+            starts[size_t(t * (x.k / 16) + s)] = int32_t(uint32_t(uint16_t(Q6_K::kIntOffset * even)) |
+                                                         uint32_t(uint16_t(Q6_K::kIntOffset * odd)) << 16);
+        }
+    starts_serial = x.serial;
+    return starts.data();
+}
+
+// Each row's signed scale of sub-block s (byte s % 4 of dword s / 4) in both 16-bit halves of its
+// lane, for the centred runs' madd.
+inline GroupVec::I q6_scale_words(const Q6_KGroup& g, int s) {
+    const GroupVec::I words = GroupVec::load(g.scales[s / 4]);
+    switch (s % 4) {
+        case 0: return signed_words<0, 0>(words);
+        case 1: return signed_words<1, 1>(words);
+        case 2: return signed_words<2, 2>(words);
+        default: return signed_words<3, 3>(words);
+    }
+}
+
+// As k_group_tile. starts: q6_k_run_starts's for these rows where kQ6Centred.
 template <int RM>
-void q6_k_group_tile(const SuperblockRows& x, const Q6_KGroup* group, float* y, int64_t ldy) {
+void q6_k_group_tile(const SuperblockRows& x, const int32_t* starts, const Q6_KGroup* group, float* y, int64_t ldy) {
     using V = GroupVec;
     const int64_t n_blocks = x.k / kSuperBlock;
     V::F acc[RM];
@@ -472,7 +525,8 @@ void q6_k_group_tile(const SuperblockRows& x, const Q6_KGroup* group, float* y, 
 #pragma GCC unroll 4
                 for (int i = 0; i < RM; ++i)
 #pragma GCC unroll 4
-                    for (int j = 0; j < 4; ++j) part[i][j] = V::zero_i();
+                    for (int j = 0; j < 4; ++j)
+                        part[i][j] = kQ6Centred ? V::set1_epi32(starts[i * (x.k / 16) + 16 * b + 2 * (4 * h + j) + half]) : V::zero_i();
 #pragma GCC unroll 4
                 for (int c = 4 * half; c < 4 * half + 4; ++c)
 #pragma GCC unroll 4
@@ -482,57 +536,70 @@ void q6_k_group_tile(const SuperblockRows& x, const Q6_KGroup* group, float* y, 
                         for (int i = 0; i < RM; ++i) {
                             int32_t four;
                             __builtin_memcpy(&four, x.q + i * x.k + kSuperBlock * b + 32 * (4 * h + j) + 4 * c, 4);
-                            part[i][j] = V::dot(part[i][j], q, four);
+                            if constexpr (kQ6Centred) part[i][j] = V::add_byte_pairs(part[i][j], q, four);
+                            else part[i][j] = V::dot(part[i][j], q, four);
                         }
                     }
 #pragma GCC unroll 4
                 for (int j = 0; j < 4; ++j) {
-                    const V::I scale = q6_scale(g, 2 * (4 * h + j) + half);
+                    const int s = 2 * (4 * h + j) + half;
+                    if constexpr (kQ6Centred) {
+                        const V::I scale = q6_scale_words(g, s);
 #pragma GCC unroll 4
-                    for (int i = 0; i < RM; ++i) sum[i] = V::add32(sum[i], V::mul32(part[i][j], scale));
+                        for (int i = 0; i < RM; ++i) sum[i] = V::dot16(sum[i], part[i][j], scale);
+                    } else {
+                        const V::I scale = q6_scale(g, s);
+#pragma GCC unroll 4
+                        for (int i = 0; i < RM; ++i) sum[i] = V::add32(sum[i], V::mul32(part[i][j], scale));
+                    }
                 }
             }
-        // sum of scale * sum of q per 16, in 16-bit pairs of sub-blocks (2p, 2p + 1)
-        V::I pair_scales[8];
+        if constexpr (!kQ6Centred) {
+            // sum of scale * sum of q per 16, in 16-bit pairs of sub-blocks (2p, 2p + 1)
+            V::I pair_scales[8];
 #pragma GCC unroll 8
-        for (int p = 0; p < 8; ++p) {
-            const V::I words = V::load(g.scales[p / 2]);
-            pair_scales[p] = p % 2 ? signed_words<2, 3>(words) : signed_words<0, 1>(words);
+            for (int p = 0; p < 8; ++p) {
+                const V::I words = V::load(g.scales[p / 2]);
+                pair_scales[p] = p % 2 ? signed_words<2, 3>(words) : signed_words<0, 1>(words);
+            }
+#pragma GCC unroll 4
+            for (int i = 0; i < RM; ++i) {
+                const int16_t* sums = x.sums + 16 * (i * n_blocks + b);
+                V::I offset = V::zero_i();
+#pragma GCC unroll 8
+                for (int p = 0; p < 8; ++p) {
+                    int32_t pair;
+                    __builtin_memcpy(&pair, sums + 2 * p, 4);
+                    offset = V::dot16(offset, pair_scales[p], V::set1_epi32(pair));
+                }
+                sum[i] = V::add32(sum[i], V::mul32(offset, V::set1_epi32(Q6_K::kIntOffset)));
+            }
         }
         const V::F d = V::halves(g.d);
 #pragma GCC unroll 4
-        for (int i = 0; i < RM; ++i) {
-            const int16_t* sums = x.sums + 16 * (i * n_blocks + b);
-            V::I offset = V::zero_i();
-#pragma GCC unroll 8
-            for (int p = 0; p < 8; ++p) {
-                int32_t pair;
-                __builtin_memcpy(&pair, sums + 2 * p, 4);
-                offset = V::dot16(offset, pair_scales[p], V::set1_epi32(pair));
-            }
-            const V::I total = V::add32(sum[i], V::mul32(offset, V::set1_epi32(-32)));
-            acc[i] = V::fma(V::to_float(total), V::mul(d, V::set1(x.d[i * n_blocks + b])), acc[i]);
-        }
+        for (int i = 0; i < RM; ++i) acc[i] = V::fma(V::to_float(sum[i]), V::mul(d, V::set1(x.d[i * n_blocks + b])), acc[i]);
     }
 #pragma GCC unroll 4
     for (int i = 0; i < RM; ++i) V::store_all(y + i * ldy, acc[i]);
 }
 
 template <int RM>
-void q6_k_group_edge(int rm, const SuperblockRows& x, const Q6_KGroup* group, float* y, int64_t ldy) {
+void q6_k_group_edge(int rm, const SuperblockRows& x, const int32_t* starts, const Q6_KGroup* group, float* y, int64_t ldy) {
     if constexpr (RM > 1) {
-        if (rm < RM) return q6_k_group_edge<RM - 1>(rm, x, group, y, ldy);
+        if (rm < RM) return q6_k_group_edge<RM - 1>(rm, x, starts, group, y, ldy);
     }
-    q6_k_group_tile<RM>(x, group, y, ldy);
+    q6_k_group_tile<RM>(x, starts, group, y, ldy);
 }
 
 void q6_k_groups_superblock_gemm(const SuperblockRows& x, int n, const void* w, int64_t ldw, int rows, float* y,
                                  int64_t ldy) {
     const auto* groups = static_cast<const uint8_t*>(w);
+    const int32_t* starts = kQ6Centred ? q6_k_run_starts(x, n) : nullptr;
     for (int r = 0; r < rows; r += kGroupRows)
         for (int t = 0; t < n; t += kQ6GroupTileRows) {
             const SuperblockRows rows_t = x.from(t);
             q6_k_group_edge<kQ6GroupTileRows>(n - t < kQ6GroupTileRows ? n - t : kQ6GroupTileRows, rows_t,
+                                              kQ6Centred ? starts + t * (x.k / 16) : nullptr,
                                               reinterpret_cast<const Q6_KGroup*>(groups + r * ldw), y + t * ldy + r, ldy);
         }
 }
@@ -611,19 +678,14 @@ struct KSuperPanel {
     }
 };
 
-// Q6_K's values are 0 .. 63 for q - 32. A maddubs pair sum is at most 2 x 63 x 127, so only two
-// vectors' would add up in 16 bits, and a sub-block (4 vectors) paid two madds. Each run of pair
-// sums instead starts at -32 times the activation's sums of the bytes it multiplies (its sub-block's
-// even and odd byte pairs, run_starts): the run's value is then sum (q - 32) a, within 4 x 2 x 32 x
-// 127 = 32512, and 16-bit adds that wrap on the way still end on it exactly. One madd per
-// sub-block applies the scale, and the super-block's step has no -32 term left.
+// Q6_K's runs are centred (kQ6Centred): a whole sub-block adds up in 16 bits before one madd.
 struct Q6_KSuperPanel {
     using Group = Q6_KGroup;
     static constexpr int kPanelFrom = kGroupPanelFrom.q6_k;
     static constexpr int kSubBlockVectors = 4;
     static constexpr int kRun = kSubBlockVectors;
     static constexpr bool kCentred = true;
-    static_assert(kRun * 2 * -Q6_K::kIntOffset * 127 <= 32767, "a centred run fits 16 bits");
+    static_assert(kCentred == kQ6Centred);
     struct Block {
         GroupVec::I q[64];
         GroupVec::I scale[16];
@@ -643,18 +705,7 @@ struct Q6_KSuperPanel {
         }
         p.d = GroupVec::halves(g.d);
     }
-    // starts[t * k / 16 + s]: activation row t's sub-block s, -32 times the sums of its bytes 4v and
-    // 4v + 1 (low 16 bits) and 4v + 2 and 4v + 3 (high), what maddubs pairs with them.
-    static void run_starts(const SuperblockRows& x, int n, int32_t* starts) {
-        for (int64_t t = 0; t < n; ++t)
-            for (int64_t s = 0; s < x.k / 16; ++s) {
-                const int8_t* a = x.q + t * x.k + 16 * s;
-                int even = 0, odd = 0;
-                for (int v = 0; v < 4; ++v) even += a[4 * v] + a[4 * v + 1], odd += a[4 * v + 2] + a[4 * v + 3];
-                starts[t * (x.k / 16) + s] = int32_t(uint32_t(uint16_t(Q6_K::kIntOffset * even)) |
-                                                     uint32_t(uint16_t(Q6_K::kIntOffset * odd)) << 16);
-            }
-    }
+    static const int32_t* run_starts(const SuperblockRows& x, int n) { return q6_k_run_starts(x, n); }
     template <int RM>
     static void step(const SuperblockRows& x, int64_t b, const Block& p, const GroupVec::I (&sum)[RM],
                      GroupVec::F (&acc)[RM]) {
@@ -723,23 +774,15 @@ void groups_super_panel_gemm(const SuperblockRows& x, int n, const void* w, int6
     const int64_t n_blocks = x.k / kSuperBlock;
     thread_local std::vector<typename P::Block> panel;
     panel.resize(size_t(n_blocks));
-    // laid out once per thread for all the items of the products that share x, as panel_gemm's scalars
-    thread_local std::vector<int32_t> starts;
-    thread_local uint64_t starts_serial = 0;
-    if constexpr (P::kCentred) {
-        if (x.serial == 0 || x.serial != starts_serial) {
-            starts.resize(size_t(n) * size_t(x.k / 16));
-            P::run_starts(x, n, starts.data());
-            starts_serial = x.serial;
-        }
-    }
+    const int32_t* starts = nullptr;
+    if constexpr (P::kCentred) starts = P::run_starts(x, n);
     const auto* groups = static_cast<const uint8_t*>(w);
     for (int r = 0; r < rows; r += kGroupRows) {
         const auto* group = reinterpret_cast<const typename P::Group*>(groups + r * ldw);
         for (int64_t b = 0; b < n_blocks; ++b) P::pack(group[b], panel[size_t(b)]);
         for (int t = 0; t < n; t += PanelVec::kTileRows)
             super_panel_edge<P, PanelVec::kTileRows>(n - t < PanelVec::kTileRows ? n - t : PanelVec::kTileRows,
-                                                     x.from(t), P::kCentred ? starts.data() + t * (x.k / 16) : nullptr, panel.data(),
+                                                     x.from(t), P::kCentred ? starts + t * (x.k / 16) : nullptr, panel.data(),
                                                      y + t * ldy + r, ldy);
     }
 }
