@@ -694,15 +694,8 @@ struct Q6_KSuperPanel {
     static void pack(const Q6_KGroup& g, Block& p) {
         for (int j = 0; j < 8; ++j)
             for (int c = 0; c < 8; ++c) p.q[8 * j + c] = q6_values(g, j / 4, j % 4, c);
-        // sub-blocks 4w .. 4w + 3 from dword w, for all rows at once
-#pragma GCC unroll 4
-        for (int w = 0; w < 4; ++w) {
-            const GroupVec::I words = GroupVec::load(g.scales[w]);
-            p.scale[4 * w + 0] = signed_words<0, 0>(words);
-            p.scale[4 * w + 1] = signed_words<1, 1>(words);
-            p.scale[4 * w + 2] = signed_words<2, 2>(words);
-            p.scale[4 * w + 3] = signed_words<3, 3>(words);
-        }
+#pragma GCC unroll 16
+        for (int s = 0; s < 16; ++s) p.scale[s] = q6_scale_words(g, s);
         p.d = GroupVec::halves(g.d);
     }
     static const int32_t* run_starts(const SuperblockRows& x, int n) { return q6_k_run_starts(x, n); }
