@@ -39,6 +39,35 @@ bool by_probability_desc(const std::pair<float, int32_t>& a, const std::pair<flo
     return a.first > b.first || (a.first == b.first && a.second < b.second);
 }
 
+// Moves to the front the shortest prefix, in by_probability_desc order, of the candidates whose
+// weights add up to at least `mass`, and returns its length; the prefix itself is left unsorted.
+// Each nth_element splits the range still in question into its better and worse halves, and the
+// better half's weight says in which one the prefix ends: linear, where sorting the candidates took
+// 17 ms a token with top-k off over an 8B model's 128256 flat logits (llamadesk-bench's sampling).
+size_t top_mass_prefix(std::vector<std::pair<float, int32_t>>& c, double mass) {
+    constexpr ptrdiff_t kSortBelow = 64;
+    auto first = c.begin(), last = c.end();
+    double before = 0.0;  // the weight in front of first
+    while (last - first > kSortBelow) {
+        const auto mid = first + (last - first) / 2;
+        std::nth_element(first, mid, last, by_probability_desc);
+        double better = 0.0;
+        for (auto it = first; it != mid; ++it) better += it->first;
+        if (before + better >= mass) {
+            last = mid;
+        } else {
+            before += better;
+            first = mid;
+        }
+    }
+    std::sort(first, last, by_probability_desc);
+    for (auto it = first; it != last; ++it) {
+        before += it->first;
+        if (before >= mass) return size_t(it - c.begin()) + 1;
+    }
+    return size_t(last - c.begin());  // the halves' sums reached the mass where this order's fell short by rounding
+}
+
 }  // namespace
 
 Sampler::Sampler(int vocab_size, const SamplingParams& params)
@@ -108,17 +137,7 @@ int32_t Sampler::sample(float* logits, std::span<const int32_t> recent) {
             const double cutoff = std::min((1.0 - p.top_p) / double(n - 1) * total, 1.0);
             std::erase_if(candidates_, [&](const auto& c) { return c.first < cutoff; });
         }
-        std::sort(candidates_.begin(), candidates_.end(), by_probability_desc);
-        double cumulative = 0.0;
-        size_t keep = candidates_.size();
-        for (size_t i = 0; i < candidates_.size(); ++i) {
-            cumulative += candidates_[i].first;
-            if (cumulative >= p.top_p * total) {
-                keep = i + 1;
-                break;
-            }
-        }
-        candidates_.resize(keep);
+        candidates_.resize(top_mass_prefix(candidates_, p.top_p * total));
     }
 
     double kept = 0.0;

@@ -1,9 +1,11 @@
 // Sampler: greedy, reproducibility, and that each filter keeps exactly the tokens it should.
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <random>
+#include <set>
 #include <vector>
 
 #include "llamadesk/engine.h"
@@ -174,6 +176,53 @@ private slots:
         const auto counts = histogram(s, logits_for(probs), 5000);
         QCOMPARE(int(counts.size()), 2);
         QVERIFY(counts.count(0) && counts.count(1));
+    }
+
+    void top_p_on_many_candidates_keeps_the_sorted_prefix() {
+        // 20 likely tokens among 20000, so that the prefix is found by selection over halves
+        // rather than by sorting: every drawn token is in the prefix that sorting gives, and
+        // over 4000 draws each token of that prefix (6 to 19 of them, 5 % or more each) comes.
+        std::mt19937_64 rng(3);
+        std::normal_distribution<float> noise(0.0f, 1.0f);
+        std::vector<float> l(20000);
+        for (float& x : l) x = noise(rng);
+        for (int i = 0; i < 20; ++i) l[size_t(i) * 999] = 10.0f + 0.05f * float(i);
+        SamplingParams p = plain(1.0f);
+        p.top_p = 0.5f;
+
+        std::vector<std::pair<double, int>> sorted;
+        double total = 0.0;
+        const float max_logit = *std::max_element(l.begin(), l.end());
+        for (int i = 0; i < int(l.size()); ++i) {
+            sorted.push_back({std::exp(double(l[size_t(i)] - max_logit)), i});
+            total += sorted.back().first;
+        }
+        std::sort(sorted.begin(), sorted.end(), [](auto a, auto b) { return a.first > b.first; });
+        std::set<int> prefix;
+        double cumulative = 0.0;
+        for (const auto& [weight, id] : sorted) {
+            prefix.insert(id);
+            cumulative += weight;
+            if (cumulative >= 0.5 * total) break;
+        }
+        QVERIFY2(prefix.size() > 5 && prefix.size() < 20, qPrintable(QString::number(prefix.size())));
+
+        Sampler s(int(l.size()), p);
+        std::set<int> drawn;
+        for (const auto& [id, count] : histogram(s, l, 4000)) drawn.insert(id);
+        QCOMPARE(drawn, prefix);
+    }
+
+    void top_p_among_equal_weights_keeps_the_lowest_ids() {
+        // 2000 equal logits: top-p 0.375 keeps tokens 0 to 749, ties going to the lower id. The
+        // prefix ends inside the better half of a range that starts after token 0 (500 to 1000).
+        SamplingParams p = plain(1.0f);
+        p.top_p = 0.375f;
+        Sampler s(2000, p);
+        const auto counts = histogram(s, std::vector<float>(2000, 0.25f), 4000);
+        QVERIFY2(counts.rbegin()->first <= 749, qPrintable(QString("token %1 drawn").arg(counts.rbegin()->first)));
+        QVERIFY(counts.rbegin()->first >= 740);  // 4000 draws over 750 reach the top of the range
+        QVERIFY(counts.size() > 700);
     }
 
     void min_p_drops_the_unlikely() {
