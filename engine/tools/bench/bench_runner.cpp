@@ -127,7 +127,7 @@ BenchResults run_benchmarks(Backend& backend, const Checkpoint& ckpt, const Benc
             }
         });
         const double steps_per_s = plan.decode_tokens / s;
-        results.batch.push_back({k, steps_per_s * k, steps_per_s});
+        results.batch.push_back({k, pos, steps_per_s * k, steps_per_s});
     }
     return results;
 }

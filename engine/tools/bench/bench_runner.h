@@ -27,6 +27,7 @@ struct DecodeResult {
 
 struct BatchResult {
     int sequences;               // conversations decoding together, one token each per step
+    int position;                // where each of them decodes
     double tokens_per_s;         // all of them together
     double per_sequence_tokens_per_s;
 };

@@ -171,7 +171,7 @@ void print_text(const Options& o, const Checkpoint& ckpt, const Backend& backend
                 r.sampling.default_us, c.vocab_size, r.sampling.top_p_only_us, r.sampling.greedy_us);
     if (r.batch.empty()) return;
     std::printf("\nbatched decode at %d: one token of each conversation per step, each over its own blocks\n",
-                o.plan.batch_position);
+                r.batch.front().position);
     std::printf("%-14s %16s %20s %8s\n", "conversations", "tok/s (all)", "tok/s (each)", "vs 1");
     for (const auto& b : r.batch)
         std::printf("%-14d %16.1f %20.1f %7.2fx\n", b.sequences, b.tokens_per_s, b.per_sequence_tokens_per_s,
@@ -206,8 +206,9 @@ void print_json(const Options& o, const Checkpoint& ckpt, const Backend& backend
                 r.sampling.default_us, r.sampling.top_p_only_us, r.sampling.greedy_us);
     std::printf(", \"batch\": [");
     for (size_t i = 0; i < r.batch.size(); ++i)
-        std::printf("%s{\"sequences\": %d, \"tokens_per_s\": %.2f, \"per_sequence_tokens_per_s\": %.2f}", i ? ", " : "",
-                    r.batch[i].sequences, r.batch[i].tokens_per_s, r.batch[i].per_sequence_tokens_per_s);
+        std::printf("%s{\"sequences\": %d, \"position\": %d, \"tokens_per_s\": %.2f, \"per_sequence_tokens_per_s\": %.2f}",
+                    i ? ", " : "", r.batch[i].sequences, r.batch[i].position, r.batch[i].tokens_per_s,
+                    r.batch[i].per_sequence_tokens_per_s);
     std::printf("]}\n");
 }
 
