@@ -76,16 +76,38 @@ void Attention::run(ThreadPool& pool, const Kernels& kernels, int layer, const f
     const int n_chunks = (n + kQueryChunk - 1) / kQueryChunk;
     const TypeKernels& f32 = kernels.types[int(DType::F32)];
     const TypeKernels& cached = kernels.types[int(kv.dtype)];  // keys and values as stored
+    const bool narrow = head_dim_ < kNarrowHead;
+
+    // Parts of the positions, whole blocks each (narrow heads transpose a head's whole context, so
+    // they take one part).
+    const int heads_items = n_chunks * n_kv_heads_;
+    const int blocks = (start_pos + n + block_size - 1) / block_size;
+    const int wanted = (kItemsPerThread * pool.size() + heads_items - 1) / heads_items;
+    const int parts_asked = narrow ? 1 : std::max(1, std::min(wanted, blocks / kMinPartBlocks));
+    const int part_positions = (blocks + parts_asked - 1) / parts_asked * block_size;
+    const int parts = (blocks * block_size + part_positions - 1) / part_positions;
+    const int max_rows = kQueryChunk * n_rep;
+    const size_t part_floats = size_t(max_rows) * size_t(head_dim_ + 2);  // outputs, then (max, sum) per row
+    if (parts > 1 && partials_.size() < size_t(heads_items) * size_t(parts) * part_floats)
+        partials_.resize(size_t(heads_items) * size_t(parts) * part_floats);
 
     // Later chunks attend to more positions: hand them out first so the work evens out.
-    pool.parallel_for(int64_t(n_chunks) * n_kv_heads_, [&](int64_t item, int thread) {
+    pool.parallel_for(int64_t(heads_items) * parts, [&](int64_t item, int thread) {
         Scratch& s = scratch_[size_t(thread)];
-        const int chunk = n_chunks - 1 - int(item / n_kv_heads_);
-        const int kv_head = int(item % n_kv_heads_);
+        const int chunk = n_chunks - 1 - int(item / (int64_t(n_kv_heads_) * parts));
+        const int kv_head = int(item / parts % n_kv_heads_);
+        const int part = int(item % parts);
         const int t0 = chunk * kQueryChunk, t1 = std::min(n, t0 + kQueryChunk);
         const int n_rows = (t1 - t0) * n_rep;  // rows (token, query head of this kv head)
-        const int n_ctx = start_pos + t1;      // positions the chunk's last token sees
-        const int ld_scores = n_ctx;
+        // positions p0 .. p1 - 1: this part's of those the chunk's last token sees
+        const int p0 = part * part_positions, p1 = std::min(start_pos + t1, p0 + part_positions);
+        float* const partial = parts > 1 ? partials_.data() + size_t((chunk * n_kv_heads_ + kv_head) * parts + part) * part_floats
+                                         : nullptr;
+        if (p0 >= p1) {  // past this chunk's positions: a part that adds nothing
+            for (int r = 0; r < n_rows; ++r) partial[size_t(max_rows) * size_t(head_dim_) + 2 * r + 1] = 0.0f;
+            return;
+        }
+        const int n_ctx = p1 - p0, ld_scores = n_ctx;
         grow(s.scores, size_t(n_rows) * size_t(n_ctx));  // each thread grows only its own scratch
 
         // queries (n_rows, head_dim): the n_rep heads of a token are adjacent in q
@@ -96,7 +118,6 @@ void Attention::run(ThreadPool& pool, const Kernels& kernels, int layer, const f
                 for (int d = 0; d < head_dim_; ++d) dst[d] = src[d] * scale;
             }
 
-        const bool narrow = head_dim_ < kNarrowHead;
         if (narrow) {
             grow(s.keys_t, size_t(head_dim_) * size_t(n_ctx));
             grow(s.values_t, size_t(head_dim_) * size_t(n_ctx));
@@ -115,50 +136,86 @@ void Attention::run(ThreadPool& pool, const Kernels& kernels, int layer, const f
                                   s.queries_d_sum.data(), s.queries_half_sums.data());
         const QuantizedRows queries_q{s.queries_q.data(), s.queries_d.data(), s.queries_d_sum.data(),
                                       s.queries_half_sums.data(), head_dim_};
-        for (int pos = 0; pos < n_ctx && !narrow; pos += block_size) {
+        for (int pos = p0; pos < p1 && !narrow; pos += block_size) {
             const KvSlot slot = kv_slot(table.blocks, block_size, pos);
             const void* keys = kv.row(slot.block, layer, 0, kv_head, 0);  // (block_size, head_dim)
-            const int n_keys = std::min(block_size, n_ctx - pos);
-            prefetch_block(kv, table, layer, 0, kv_head, pos + kPrefetchBlocks * block_size, n_ctx);
+            const int n_keys = std::min(block_size, p1 - pos);
+            prefetch_block(kv, table, layer, 0, kv_head, pos + kPrefetchBlocks * block_size, p1);
             if (quantized_keys)
-                cached.quantized_gemm(queries_q, n_rows, keys, kv.row_bytes(), n_keys, head_dim_, s.scores.data() + pos,
-                                      ld_scores);
+                cached.quantized_gemm(queries_q, n_rows, keys, kv.row_bytes(), n_keys, head_dim_,
+                                      s.scores.data() + (pos - p0), ld_scores);
             else
                 cached.gemm(s.queries.data(), head_dim_, n_rows, keys, head_dim_, n_keys, head_dim_,
-                            s.scores.data() + pos, ld_scores);
+                            s.scores.data() + (pos - p0), ld_scores);
         }
 
-        // each row: softmax over its causal prefix; later positions (seen only by later tokens of
-        // the chunk) get probability 0, so all rows can share one pass over the values
+        // each row: softmax over its causal prefix within the part; later positions (seen only by
+        // later tokens of the chunk) get probability 0, so all rows can share one pass over the values
         for (int t = t0; t < t1; ++t) {
-            const int n_seen = start_pos + t + 1;
+            const int n_seen = std::clamp(start_pos + t + 1 - p0, 0, n_ctx);
             for (int r = 0; r < n_rep; ++r) {
-                float* scores = s.scores.data() + int64_t((t - t0) * n_rep + r) * ld_scores;
-                kernels.softmax(scores, n_seen);
+                const int row = (t - t0) * n_rep + r;
+                float* scores = s.scores.data() + int64_t(row) * ld_scores;
+                const SoftmaxScale seen = n_seen > 0 ? kernels.softmax(scores, n_seen) : SoftmaxScale{0.0f, 0.0f};
                 std::fill(scores + n_seen, scores + n_ctx, 0.0f);
+                if (partial) {
+                    partial[size_t(max_rows) * size_t(head_dim_) + 2 * row] = seen.max;
+                    partial[size_t(max_rows) * size_t(head_dim_) + 2 * row + 1] = seen.sum;
+                }
             }
         }
 
+        float* const outputs = partial ? partial : s.outputs.data();
         if (narrow) {  // outputs = probabilities (n_rows, n_ctx) . values_t (head_dim, n_ctx)^T
             gather_transposed(kv, table, layer, 1, kv_head, head_dim_, n_ctx, s.values_t.data());
-            f32.gemm(s.scores.data(), ld_scores, n_rows, s.values_t.data(), n_ctx, head_dim_, n_ctx,
-                     s.outputs.data(), head_dim_);
+            f32.gemm(s.scores.data(), ld_scores, n_rows, s.values_t.data(), n_ctx, head_dim_, n_ctx, outputs, head_dim_);
         } else {
-            std::fill(s.outputs.begin(), s.outputs.begin() + int64_t(n_rows) * head_dim_, 0.0f);
+            std::fill(outputs, outputs + int64_t(n_rows) * head_dim_, 0.0f);
         }
         // outputs (n_rows, head_dim) = probabilities . values, one block of values at a time
-        for (int pos = 0; pos < n_ctx && !narrow; pos += block_size) {
+        for (int pos = p0; pos < p1 && !narrow; pos += block_size) {
             const KvSlot slot = kv_slot(table.blocks, block_size, pos);
             const void* values = kv.row(slot.block, layer, 1, kv_head, 0);  // (block_size, head_dim)
-            prefetch_block(kv, table, layer, 1, kv_head, pos + kPrefetchBlocks * block_size, n_ctx);
-            cached.weighted_rows(s.scores.data() + pos, ld_scores, n_rows, values, head_dim_,
-                                 std::min(block_size, n_ctx - pos), head_dim_, s.outputs.data(), head_dim_);
+            prefetch_block(kv, table, layer, 1, kv_head, pos + kPrefetchBlocks * block_size, p1);
+            cached.weighted_rows(s.scores.data() + (pos - p0), ld_scores, n_rows, values, head_dim_,
+                                 std::min(block_size, p1 - pos), head_dim_, outputs, head_dim_);
         }
+        if (partial) return;  // merged below
         for (int t = t0; t < t1; ++t)
             for (int r = 0; r < n_rep; ++r)
-                std::copy_n(s.outputs.data() + int64_t((t - t0) * n_rep + r) * head_dim_, head_dim_,
+                std::copy_n(outputs + int64_t((t - t0) * n_rep + r) * head_dim_, head_dim_,
                             out + int64_t(t) * dim + (kv_head * n_rep + r) * head_dim_);
     });
+    if (parts > 1) merge_parts(n, parts, out);
+}
+
+// out's rows from the parts' outputs: each part's output is normalized by its own sum of
+// exp(score - its max), so part p weighs sum_p * exp(max_p - max) against the others.
+void Attention::merge_parts(int n, int parts, float* out) const {
+    const int n_rep = n_heads_ / n_kv_heads_, dim = n_heads_ * head_dim_, max_rows = kQueryChunk * n_rep;
+    const size_t part_floats = size_t(max_rows) * size_t(head_dim_ + 2);
+    for (int t = 0; t < n; ++t)
+        for (int kv_head = 0; kv_head < n_kv_heads_; ++kv_head) {
+            const float* first = partials_.data() + size_t((t / kQueryChunk * n_kv_heads_ + kv_head) * parts) * part_floats;
+            for (int r = 0; r < n_rep; ++r) {
+                const int row = t % kQueryChunk * n_rep + r;
+                auto scale_of = [&](int p) { return first + size_t(p) * part_floats + size_t(max_rows) * size_t(head_dim_) + 2 * row; };
+                float max = -INFINITY;
+                for (int p = 0; p < parts; ++p)
+                    if (scale_of(p)[1] > 0.0f) max = std::max(max, scale_of(p)[0]);
+                float* y = out + int64_t(t) * dim + (kv_head * n_rep + r) * head_dim_;
+                std::fill_n(y, head_dim_, 0.0f);
+                float total = 0.0f;
+                for (int p = 0; p < parts; ++p) {
+                    if (scale_of(p)[1] <= 0.0f) continue;  // no position of this part is seen
+                    const float w = scale_of(p)[1] * std::exp(scale_of(p)[0] - max);
+                    const float* o = first + size_t(p) * part_floats + size_t(row) * size_t(head_dim_);
+                    for (int d = 0; d < head_dim_; ++d) y[d] += w * o[d];
+                    total += w;
+                }
+                for (int d = 0; d < head_dim_; ++d) y[d] /= total;
+            }
+        }
 }
 
 }  // namespace llamadesk::cpu

@@ -1,7 +1,11 @@
 // Grouped-query attention over the paged KV cache. Query head h reads kv head h / n_rep straight
 // from the pool: keys and values are never copied or repeated. Work is split into (kv head, chunk
-// of query tokens) items that run in parallel; within an item the n_rep query heads of the kv head
-// and the chunk's tokens form one small matrix, so each key tile is loaded once for all of them.
+// of query tokens, part of the positions) items that run in parallel; within an item the n_rep
+// query heads of the kv head and the chunk's tokens form one small matrix, so each key tile is
+// loaded once for all of them. Decode has one chunk, so a layer had only n_kv_heads items (8 for
+// Llama 3 8B): they ended unevenly on 2 threads and left threads past 8 idle. There the positions
+// are split into parts, as flash-decoding does: each part's softmax and output, merged by the
+// parts' maxima and sums.
 #pragma once
 
 #include <vector>
@@ -25,10 +29,16 @@ public:
              const KvStorage& kv, BlockTableView table, float* out);
 
 private:
+    void merge_parts(int n, int parts, float* out) const;
+
     static constexpr int kQueryChunk = 16;  // query tokens per work item
     // Heads narrower than a vector (stories260K's 8) make dot products along head_dim scalar; for
     // them keys and values are transposed so the kernels run along positions instead.
     static constexpr int kNarrowHead = 16;
+    // Parts of the positions: as many as give each thread kItemsPerThread items, each at least
+    // kMinPartBlocks blocks of the cache.
+    static constexpr int kItemsPerThread = 8;
+    static constexpr int kMinPartBlocks = 4;
 
     struct Scratch {
         // Sized by the positions attended so far, not by the context length a file claims.
@@ -45,6 +55,9 @@ private:
 
     int n_heads_, n_kv_heads_, head_dim_;
     std::vector<Scratch> scratch_;  // one per thread
+    // Where positions are split: each item's output rows (normalized within its part), then each
+    // row's SoftmaxScale, merged once all items are done.
+    std::vector<float> partials_;
 };
 
 }  // namespace llamadesk::cpu

@@ -118,6 +118,12 @@ struct InterleavedKernels {
     void (*deinterleave_row)(const void* group, int r, int64_t k, void* row);
 };
 
+// What softmax divided by: x became exp(x - max) / sum. Attention merges the parts of a long
+// context with it.
+struct SoftmaxScale {
+    float max, sum;
+};
+
 struct Kernels {
     const char* isa;  // one of kernel_set_names()
     int tile_rows;        // weight rows one micro-kernel covers; row splits are multiples of it
@@ -149,8 +155,8 @@ struct Kernels {
 
     // y[0..n) = x[0..n) rounded to f16 (round to nearest even), for writing an f16 KV cache
     void (*to_f16)(const float* x, uint16_t* y, int64_t n);
-    // x[0..n) = softmax(x[0..n)), n >= 1
-    void (*softmax)(float* x, int n);
+    // x[0..n) = softmax(x[0..n)), n >= 1; returns the max and the sum of exp(x - max) it divided by
+    SoftmaxScale (*softmax)(float* x, int n);
     // gate[i] = silu(gate[i]) * up[i]   (SwiGLU)
     void (*swiglu)(float* gate, const float* up, int64_t n);
     // sum_i x[i]^2

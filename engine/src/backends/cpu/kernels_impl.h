@@ -328,7 +328,7 @@ void map_in_place(float* x, int64_t n, float pad, F f) {
     }
 }
 
-void softmax(float* x, int n) {
+SoftmaxScale softmax(float* x, int n) {
     constexpr int W = Simd::W;
     float max_value = x[0];
     int i = 0;
@@ -346,8 +346,10 @@ void softmax(float* x, int n) {
         sum = Simd::add(sum, e);  // padding contributes exp(-huge) = 0
         return e;
     });
-    const Simd::V scale = Simd::set1(1.0f / Simd::hsum(sum));
+    const float total = Simd::hsum(sum);
+    const Simd::V scale = Simd::set1(1.0f / total);
     map_in_place(x, n, 0.0f, [&](Simd::V v, int64_t) { return Simd::mul(v, scale); });
+    return {max_value, total};
 }
 
 void swiglu(float* gate, const float* up, int64_t n) {
