@@ -2,10 +2,9 @@
 // from the pool: keys and values are never copied or repeated. Work is split into (kv head, chunk
 // of query tokens, part of the positions) items that run in parallel; within an item the n_rep
 // query heads of the kv head and the chunk's tokens form one small matrix, so each key tile is
-// loaded once for all of them. Decode has one chunk, so a layer had only n_kv_heads items (8 for
-// Llama 3 8B): they ended unevenly on 2 threads and left threads past 8 idle. There the positions
-// are split into parts, as flash-decoding does: each part's softmax and output, merged by the
-// parts' maxima and sums.
+// loaded once for all of them. Decode has one chunk, so a layer would have only n_kv_heads items (8
+// for Llama 3 8B), and threads past 8 would sit idle: there the positions are split into parts, as
+// flash-decoding does, each part's softmax and output merged by the parts' maxima and sums.
 #pragma once
 
 #include <vector>
