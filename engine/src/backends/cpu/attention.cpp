@@ -86,10 +86,8 @@ void Attention::run(ThreadPool& pool, const Kernels& kernels, int layer, const f
     const int parts_asked = narrow ? 1 : std::max(1, std::min(wanted, blocks / kMinPartBlocks));
     const int part_positions = (blocks + parts_asked - 1) / parts_asked * block_size;
     const int parts = (blocks * block_size + part_positions - 1) / part_positions;
-    const int max_rows = kQueryChunk * n_rep;
-    const size_t part_floats = size_t(max_rows) * size_t(head_dim_ + 2);  // outputs, then (max, sum) per row
-    if (parts > 1 && partials_.size() < size_t(heads_items) * size_t(parts) * part_floats)
-        partials_.resize(size_t(heads_items) * size_t(parts) * part_floats);
+    if (parts > 1 && partials_.size() < size_t(heads_items) * size_t(parts) * part_floats())
+        partials_.resize(size_t(heads_items) * size_t(parts) * part_floats());
 
     // Later chunks attend to more positions: hand them out first so the work evens out.
     pool.parallel_for(int64_t(heads_items) * parts, [&](int64_t item, int thread) {
@@ -101,10 +99,9 @@ void Attention::run(ThreadPool& pool, const Kernels& kernels, int layer, const f
         const int n_rows = (t1 - t0) * n_rep;  // rows (token, query head of this kv head)
         // positions p0 .. p1 - 1: this part's of those the chunk's last token sees
         const int p0 = part * part_positions, p1 = std::min(start_pos + t1, p0 + part_positions);
-        float* const partial = parts > 1 ? partials_.data() + size_t((chunk * n_kv_heads_ + kv_head) * parts + part) * part_floats
-                                         : nullptr;
-        if (p0 >= p1) {  // past this chunk's positions: a part that adds nothing
-            for (int r = 0; r < n_rows; ++r) partial[size_t(max_rows) * size_t(head_dim_) + 2 * r + 1] = 0.0f;
+        float* const part_out = parts > 1 ? partial(chunk, kv_head, part, parts) : nullptr;
+        if (p0 >= p1) {  // past this chunk's positions (so parts > 1): a part that adds nothing
+            for (int r = 0; r < n_rows; ++r) scale_of(part_out, r)[1] = 0.0f;
             return;
         }
         const int n_ctx = p1 - p0, ld_scores = n_ctx;
@@ -158,14 +155,11 @@ void Attention::run(ThreadPool& pool, const Kernels& kernels, int layer, const f
                 float* scores = s.scores.data() + int64_t(row) * ld_scores;
                 const SoftmaxScale seen = n_seen > 0 ? kernels.softmax(scores, n_seen) : SoftmaxScale{0.0f, 0.0f};
                 std::fill(scores + n_seen, scores + n_ctx, 0.0f);
-                if (partial) {
-                    partial[size_t(max_rows) * size_t(head_dim_) + 2 * row] = seen.max;
-                    partial[size_t(max_rows) * size_t(head_dim_) + 2 * row + 1] = seen.sum;
-                }
+                if (part_out) scale_of(part_out, row)[0] = seen.max, scale_of(part_out, row)[1] = seen.sum;
             }
         }
 
-        float* const outputs = partial ? partial : s.outputs.data();
+        float* const outputs = part_out ? part_out : s.outputs.data();
         if (narrow) {  // outputs = probabilities (n_rows, n_ctx) . values_t (head_dim, n_ctx)^T
             gather_transposed(kv, table, layer, 1, kv_head, head_dim_, n_ctx, s.values_t.data());
             f32.gemm(s.scores.data(), ld_scores, n_rows, s.values_t.data(), n_ctx, head_dim_, n_ctx, outputs, head_dim_);
@@ -180,7 +174,7 @@ void Attention::run(ThreadPool& pool, const Kernels& kernels, int layer, const f
             cached.weighted_rows(s.scores.data() + (pos - p0), ld_scores, n_rows, values, head_dim_,
                                  std::min(block_size, p1 - pos), head_dim_, outputs, head_dim_);
         }
-        if (partial) return;  // merged below
+        if (part_out) return;  // merged below
         for (int t = t0; t < t1; ++t)
             for (int r = 0; r < n_rep; ++r)
                 std::copy_n(outputs + int64_t((t - t0) * n_rep + r) * head_dim_, head_dim_,
@@ -191,31 +185,31 @@ void Attention::run(ThreadPool& pool, const Kernels& kernels, int layer, const f
 
 // out's rows from the parts' outputs: each part's output is normalized by its own sum of
 // exp(score - its max), so part p weighs sum_p * exp(max_p - max) against the others.
-void Attention::merge_parts(int n, int parts, float* out) const {
-    const int n_rep = n_heads_ / n_kv_heads_, dim = n_heads_ * head_dim_, max_rows = kQueryChunk * n_rep;
-    const size_t part_floats = size_t(max_rows) * size_t(head_dim_ + 2);
+void Attention::merge_parts(int n, int parts, float* out) {
+    const int n_rep = n_heads_ / n_kv_heads_, dim = n_heads_ * head_dim_;
     for (int t = 0; t < n; ++t)
-        for (int kv_head = 0; kv_head < n_kv_heads_; ++kv_head) {
-            const float* first = partials_.data() + size_t((t / kQueryChunk * n_kv_heads_ + kv_head) * parts) * part_floats;
+        for (int kv_head = 0; kv_head < n_kv_heads_; ++kv_head)
             for (int r = 0; r < n_rep; ++r) {
-                const int row = t % kQueryChunk * n_rep + r;
-                auto scale_of = [&](int p) { return first + size_t(p) * part_floats + size_t(max_rows) * size_t(head_dim_) + 2 * row; };
+                const int chunk = t / kQueryChunk, row = t % kQueryChunk * n_rep + r;
                 float max = -INFINITY;
-                for (int p = 0; p < parts; ++p)
-                    if (scale_of(p)[1] > 0.0f) max = std::max(max, scale_of(p)[0]);
+                for (int p = 0; p < parts; ++p) {
+                    const float* seen = scale_of(partial(chunk, kv_head, p, parts), row);
+                    if (seen[1] > 0.0f) max = std::max(max, seen[0]);
+                }
                 float* y = out + int64_t(t) * dim + (kv_head * n_rep + r) * head_dim_;
                 std::fill_n(y, head_dim_, 0.0f);
                 float total = 0.0f;
                 for (int p = 0; p < parts; ++p) {
-                    if (scale_of(p)[1] <= 0.0f) continue;  // no position of this part is seen
-                    const float w = scale_of(p)[1] * std::exp(scale_of(p)[0] - max);
-                    const float* o = first + size_t(p) * part_floats + size_t(row) * size_t(head_dim_);
+                    float* const part_out = partial(chunk, kv_head, p, parts);
+                    const float* seen = scale_of(part_out, row);
+                    if (seen[1] <= 0.0f) continue;  // no position of this part is seen
+                    const float w = seen[1] * std::exp(seen[0] - max);
+                    const float* o = part_out + size_t(row) * size_t(head_dim_);
                     for (int d = 0; d < head_dim_; ++d) y[d] += w * o[d];
                     total += w;
                 }
                 for (int d = 0; d < head_dim_; ++d) y[d] /= total;
             }
-        }
 }
 
 }  // namespace llamadesk::cpu

@@ -28,7 +28,15 @@ public:
              const KvStorage& kv, BlockTableView table, float* out);
 
 private:
-    void merge_parts(int n, int parts, float* out) const;
+    void merge_parts(int n, int parts, float* out);
+    // partials_'s layout: item (chunk, kv head, part)'s output rows, then each row's (max, sum)
+    size_t part_floats() const { return size_t(kQueryChunk * (n_heads_ / n_kv_heads_)) * size_t(head_dim_ + 2); }
+    float* partial(int chunk, int kv_head, int part, int parts) {
+        return partials_.data() + size_t((chunk * n_kv_heads_ + kv_head) * parts + part) * part_floats();
+    }
+    float* scale_of(float* partial, int row) const {
+        return partial + size_t(kQueryChunk * (n_heads_ / n_kv_heads_)) * size_t(head_dim_) + 2 * size_t(row);
+    }
 
     static constexpr int kQueryChunk = 16;  // query tokens per work item
     // Heads narrower than a vector (stories260K's 8) make dot products along head_dim scalar; for
